@@ -1,0 +1,50 @@
+"""mcpkit: typed Python functions become MCP tools.
+
+::
+
+    from mcpkit import App
+
+    app = App("demo", version="1.0.0")
+
+    @app.tool
+    def add(a: int, b: int) -> int:
+        \"\"\"Add two integers.\"\"\"
+        return a + b
+
+The public API is what ``__all__`` lists; everything else is private.
+"""
+
+from mcpkit._version import __version__
+from mcpkit.app import App
+from mcpkit.content import Audio, EmbeddedResource, Image, ResourceLink, Text
+from mcpkit.context import Context
+from mcpkit.exceptions import (
+    ClientCapabilityError,
+    DefinitionError,
+    InvalidArguments,
+    MCPKitError,
+    ProtocolError,
+    ToolError,
+)
+from mcpkit.results import ToolResult
+from mcpkit.tools import Tool, ToolAnnotations
+
+__all__ = [
+    "App",
+    "Audio",
+    "ClientCapabilityError",
+    "Context",
+    "DefinitionError",
+    "EmbeddedResource",
+    "Image",
+    "InvalidArguments",
+    "MCPKitError",
+    "ProtocolError",
+    "ResourceLink",
+    "Text",
+    "Tool",
+    "ToolAnnotations",
+    "ToolError",
+    "ToolResult",
+    "__version__",
+]

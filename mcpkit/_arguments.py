@@ -1,0 +1,283 @@
+"""JSON arguments -> validated keyword arguments, and failures -> ``{field, expected, received}``.
+
+Validation equals the published schema: strict JSON-mode pydantic (``"5"`` is no ``integer``,
+``"arm64"`` is an Enum value, ISO strings become datetimes), plus two checks pydantic leaves out
+(``uniqueItems`` for sets). The documented kindnesses: a JSON-encoded string sent for an object
+or array parameter is decoded first, and an explicit ``null`` is fine for ``= None``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails, to_json
+
+from mcpkit.exceptions import InvalidArguments
+from mcpkit.schema import subschemas
+
+__all__ = ["ArgumentValidator", "error_detail"]
+
+_MAX_RECEIVED = 200  # characters of a received value shown back
+
+
+class ArgumentValidator:
+    """Validate a tool's arguments against its published input schema."""
+
+    def __init__(self, adapter: TypeAdapter[Any], schema: Mapping[str, Any], *, tool: str) -> None:
+        self._adapter = adapter
+        self._schema = schema
+        self._tool = tool
+        properties = schema.get("properties", {})
+        self._decodable = frozenset(n for n, p in properties.items() if _takes_container(p))
+        self._unique = _mentions(schema, "uniqueItems")
+
+    def __call__(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        if self._decodable:
+            arguments = self._decode_json_strings(arguments)
+        try:
+            values: dict[str, Any] = self._adapter.validate_json(to_json(arguments), strict=True)
+        except ValidationError as exc:
+            raise InvalidArguments(error_detail(exc, self._schema), tool=self._tool) from None
+        if self._unique:
+            duplicate = _first_duplicate(arguments, self._schema, ())
+            if duplicate is not None:
+                detail = _detail(duplicate, "unique items", _value_at(arguments, duplicate))
+                raise InvalidArguments(detail, tool=self._tool)
+        return values
+
+    def _decode_json_strings(self, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
+        """An LLM-client quirk: ``"{\\"a\\": 1}"`` sent where an object is expected."""
+        fixed = dict(arguments)
+        for name in self._decodable.intersection(arguments):
+            value = arguments[name]
+            if isinstance(value, str):
+                try:
+                    decoded = json.loads(value)
+                except ValueError:
+                    continue
+                if isinstance(decoded, (dict, list)):
+                    fixed[name] = decoded
+        return fixed
+
+
+def _takes_container(schema: Mapping[str, Any]) -> bool:
+    if schema.get("type") in ("object", "array"):
+        return True
+    branches = schema.get("anyOf") or schema.get("oneOf") or ()
+    return any(isinstance(b, dict) and _takes_container(b) for b in branches)
+
+
+def _mentions(schema: Any, keyword: str) -> bool:
+    if not isinstance(schema, dict):
+        return False
+    return keyword in schema or any(_mentions(s, keyword) for s in subschemas(schema))
+
+
+# ------------------------------------------------------------------------ uniqueItems
+
+
+def _first_duplicate(value: Any, schema: Any, path: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    if not isinstance(schema, dict):
+        return None
+    if isinstance(value, list):
+        if schema.get("uniqueItems") and _has_duplicates(value):
+            return path
+        items = schema.get("items")
+        for i, item in enumerate(value):
+            found = _first_duplicate(item, items, (*path, i))
+            if found is not None:
+                return found
+    elif isinstance(value, dict):
+        properties = schema.get("properties", {})
+        for key, item in value.items():
+            found = _first_duplicate(item, properties.get(key), (*path, key))
+            if found is not None:
+                return found
+    return None
+
+
+def _has_duplicates(items: list[Any]) -> bool:
+    seen = {to_json(item, by_alias=False) for item in items}
+    return len(seen) != len(items)
+
+
+def _value_at(value: Any, path: Sequence[Any]) -> Any:
+    for part in path:
+        value = value[part]
+    return value
+
+
+# ---------------------------------------------------------------------- error details
+
+
+def error_detail(exc: ValidationError, schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``{field, expected, received}`` for the first failure, ``errors`` when there are more."""
+    collected: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for error in exc.errors(include_url=False):
+        path, target = _locate_error(error, schema)
+        if path in collected:
+            collected[path]["expected"] = _union_phrase(target, collected[path]["expected"])
+            continue
+        received = None if error["type"] == "missing" else error.get("input")
+        collected[path] = _detail(path, _expected(error, target, len(path)), received)
+    details = list(collected.values())
+    first = dict(details[0])
+    if len(details) > 1:
+        first["errors"] = details
+    return first
+
+
+def _detail(path: Sequence[Any], expected: Any, received: Any) -> dict[str, Any]:
+    return {"field": _dotted(path), "expected": expected, "received": _truncated(received)}
+
+
+def _dotted(path: Sequence[Any]) -> str:
+    return ".".join(str(part) for part in path)
+
+
+def _truncated(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > _MAX_RECEIVED:
+        return value[:_MAX_RECEIVED] + "…"
+    if isinstance(value, (dict, list)):
+        text = to_json(value, fallback=repr).decode()
+        if len(text) > _MAX_RECEIVED:
+            return text[:_MAX_RECEIVED] + "…"
+    return value
+
+
+def _locate_error(
+    error: ErrorDetails, root: Mapping[str, Any]
+) -> tuple[tuple[Any, ...], Mapping[str, Any] | None]:
+    if error["type"] == "extra_forbidden" and error["loc"]:
+        parent, _ = _locate(error["loc"][:-1], root)
+        return (*parent, error["loc"][-1]), None
+    return _locate(error["loc"], root)
+
+
+def _locate(
+    loc: Sequence[Any], root: Mapping[str, Any]
+) -> tuple[tuple[Any, ...], Mapping[str, Any] | None]:
+    """Walk pydantic's ``loc`` along the published schema, dropping union member tags."""
+    path: list[Any] = []
+    current: list[Mapping[str, Any]] = [root]
+    for part in loc:
+        following = [s for schema in current for s in _step(schema, part, root)]
+        if following:
+            path.append(part)
+            current = following
+        # else: a union tag such as 'int' or 'Dog': not a place in the value
+    return tuple(path), (current[0] if current else None)
+
+
+def _step(schema: Mapping[str, Any], part: Any, root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    schema = _deref(schema, root)
+    found: list[Mapping[str, Any]] = []
+    for branch in _branches(schema, root):
+        if isinstance(part, int) and not isinstance(part, bool):
+            items = branch.get("items")
+            prefix = branch.get("prefixItems")
+            if isinstance(prefix, list) and part < len(prefix):
+                found.append(_deref(prefix[part], root))
+            elif isinstance(items, dict):
+                found.append(_deref(items, root))
+        elif isinstance(part, str):
+            properties = branch.get("properties", {})
+            extra = branch.get("additionalProperties")
+            if part in properties:
+                found.append(_deref(properties[part], root))
+            elif isinstance(extra, dict) and branch.get("type") == "object":
+                found.append(_deref(extra, root))
+    return found
+
+
+def _branches(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    union = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(union, list):
+        return [b for s in union if isinstance(s, dict) for b in _branches(_deref(s, root), root)]
+    return [schema]
+
+
+def _deref(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target: Mapping[str, Any] = root.get("$defs", {}).get(ref[len("#/$defs/") :], {})
+        return target
+    return schema
+
+
+_TYPE_WORDS = {
+    "int": "integer",
+    "float": "number",
+    "string": "string",
+    "bool": "boolean",
+    "list": "array",
+    "tuple": "array",
+    "set": "array",
+    "frozenset": "array",
+    "dict": "object",
+    "model": "object",
+    "dataclass": "object",
+    "typed_dict": "object",
+    "model_attributes": "object",
+    "none": "null",
+    "date": "date string (YYYY-MM-DD)",
+    "datetime": "date-time string (ISO 8601)",
+    "time": "time string (HH:MM:SS)",
+    "time_delta": "duration string (ISO 8601)",
+    "uuid": "UUID string",
+    "decimal": "number or numeric string",
+    "url": "URL string",
+    "bytes": "string",
+}
+
+_BOUNDS = {
+    "greater_than_equal": (">= {}", "ge"),
+    "less_than_equal": ("<= {}", "le"),
+    "greater_than": ("> {}", "gt"),
+    "less_than": ("< {}", "lt"),
+    "multiple_of": ("multiple of {}", "multiple_of"),
+    "string_too_short": ("at least {} characters", "min_length"),
+    "string_too_long": ("at most {} characters", "max_length"),
+    "too_short": ("at least {} items", "min_length"),
+    "too_long": ("at most {} items", "max_length"),
+    "string_pattern_mismatch": ("string matching {}", "pattern"),
+}
+
+
+def _expected(error: ErrorDetails, target: Mapping[str, Any] | None, depth: int) -> Any:
+    kind = error["type"]
+    if target is not None and isinstance(target.get("enum"), list):
+        return target["enum"]
+    if kind == "missing":
+        return "required"
+    if kind == "extra_forbidden":
+        return "no such argument" if depth <= 1 else "no such field"
+    if kind in _BOUNDS:
+        template, key = _BOUNDS[kind]
+        return template.format(error.get("ctx", {}).get(key, "?"))
+    if kind in ("literal_error", "enum"):
+        return str(error.get("ctx", {}).get("expected", "one of the allowed values"))
+    for prefix, word in _TYPE_WORDS.items():
+        if kind.startswith(prefix + "_") or kind == prefix:
+            return word
+    return _schema_phrase(target) or error["msg"]
+
+
+def _schema_phrase(schema: Mapping[str, Any] | None) -> str | None:
+    if not schema:
+        return None
+    if isinstance(schema.get("type"), str):
+        return str(schema["type"])
+    union = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(union, list):
+        words = [w for b in union if isinstance(b, dict) and (w := _schema_phrase(b))]
+        return " or ".join(dict.fromkeys(words)) or None
+    return None
+
+
+def _union_phrase(target: Mapping[str, Any] | None, previous: Any) -> Any:
+    """Several failures at one place come from a union's members: say what the union takes."""
+    return _schema_phrase(target) or previous

@@ -1,0 +1,87 @@
+"""Version shims: stdlib ``typing.TypedDict`` on Python < 3.12.
+
+pydantic refuses ``typing.TypedDict`` before 3.12 ("use typing_extensions.TypedDict"). Tool
+authors should not have to know that, so such classes are rebuilt once, recursively, as
+``typing_extensions.TypedDict`` classes with the same fields, docs and names. The user's
+function still receives a plain ``dict``.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+import typing
+from functools import cache
+from typing import Any
+
+import typing_extensions
+
+__all__ = ["compatible_type"]
+
+_NEEDS_REBUILD = sys.version_info < (3, 12)
+
+
+def compatible_type(tp: Any) -> Any:
+    """Return ``tp`` with every stdlib TypedDict inside it made usable by pydantic."""
+    if not _NEEDS_REBUILD:
+        return tp
+    return _rebuild(tp)
+
+
+def _is_stdlib_typeddict(tp: Any) -> bool:
+    return isinstance(tp, type) and typing.is_typeddict(tp) and type(tp).__module__ == "typing"
+
+
+def _rebuild(tp: Any) -> Any:
+    if _is_stdlib_typeddict(tp):
+        return _rebuild_typeddict(tp)
+    origin = typing_extensions.get_origin(tp)
+    args = typing_extensions.get_args(tp)
+    if origin is None or not args or origin is typing.Literal:
+        return tp
+    if origin is typing_extensions.Annotated:
+        inner = _rebuild(args[0])
+        if inner is args[0]:
+            return tp
+        annotated_args = (inner, *tp.__metadata__)
+        return typing_extensions.Annotated[annotated_args]
+    new_args = tuple(_rebuild(a) for a in args)
+    if all(n is a for n, a in zip(new_args, args, strict=True)):
+        return tp
+    if origin is typing.Union or origin is types.UnionType:
+        return typing.Union[new_args]  # noqa: UP007 - built at run time from a tuple
+    if origin in (typing_extensions.Required, typing_extensions.NotRequired):
+        return origin[new_args[0]]
+    return origin[new_args]
+
+
+@cache
+def _rebuild_typeddict(cls: Any) -> Any:
+    hints = typing.get_type_hints(cls, include_extras=True)
+    required = cls.__required_keys__
+    fields: dict[str, Any] = {}
+    for key, hint in hints.items():
+        bare = _strip_required(hint)
+        wrapper = typing_extensions.Required if key in required else typing_extensions.NotRequired
+        fields[key] = wrapper[_rebuild(bare)]
+    new = typing_extensions.TypedDict(cls.__name__, fields)  # type: ignore[misc]
+    new.__doc__ = cls.__doc__
+    new.__module__ = cls.__module__
+    new.__qualname__ = cls.__qualname__
+    return new
+
+
+def _strip_required(hint: Any) -> Any:
+    origin = typing_extensions.get_origin(hint)
+    if origin is not None and origin in _REQUIRED_MARKERS:
+        return typing_extensions.get_args(hint)[0]
+    return hint
+
+
+# On 3.10 ``typing`` has no Required/NotRequired: collect the markers that exist, without None.
+_REQUIRED_MARKERS = tuple(
+    marker
+    for module in (typing, typing_extensions)
+    for name in ("Required", "NotRequired")
+    if (marker := getattr(module, name, None)) is not None
+)

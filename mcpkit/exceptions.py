@@ -1,0 +1,173 @@
+"""The one error tree of mcpkit.
+
+::
+
+    MCPKitError
+    ├── DefinitionError          a tool, resource or prompt cannot be defined (bad signature,
+    │                            a type pydantic cannot express, a bad name, a duplicate)
+    ├── ToolError                raised by a tool's own code: an ``isError: true`` result
+    └── ProtocolError            anything answered as a JSON-RPC error object
+        ├── ParseError                        -32700
+        ├── InvalidRequest                    -32600
+        ├── MethodNotFound                    -32601
+        ├── InvalidParams                     -32602
+        │   └── InvalidArguments              tool arguments that fail the input schema
+        ├── InternalError                     -32603
+        ├── ResourceNotFound                  -32002 (up to 2025-11-25)
+        ├── HeaderMismatch                    -32020 (2026-07-28, HTTP)
+        ├── ClientCapabilityError             -32021 (a client capability is missing)
+        └── UnsupportedProtocolVersion        -32022 (2026-07-28)
+
+Handlers raise these; exactly one place (the server) turns them into wire messages, according to
+the negotiated protocol version. Messages say what went wrong and, where it helps, how to fix it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "ClientCapabilityError",
+    "DefinitionError",
+    "HeaderMismatch",
+    "InternalError",
+    "InvalidArguments",
+    "InvalidParams",
+    "InvalidRequest",
+    "MCPKitError",
+    "MethodNotFound",
+    "ParseError",
+    "ProtocolError",
+    "ResourceNotFound",
+    "ToolError",
+    "UnsupportedProtocolVersion",
+]
+
+
+class MCPKitError(Exception):
+    """Root of every exception mcpkit raises on purpose."""
+
+
+class DefinitionError(MCPKitError, TypeError):
+    """A tool, resource or prompt cannot be defined as written.
+
+    Raised at decoration for the signature's shape and on first compile for types; the message
+    names the definition, the parameter and the fix.
+    """
+
+
+class ToolError(MCPKitError):
+    """Raise inside a tool to answer ``isError: true`` with this message.
+
+    The message is shown to the client (and so to the model) as it is: write it for them.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ProtocolError(MCPKitError):
+    """An error answered as a JSON-RPC error object: ``{code, message, data?}``."""
+
+    code: int = -32603
+    default_message: str = "Internal error"
+
+    def __init__(self, message: str | None = None, data: Any = None) -> None:
+        self.message = message if message is not None else self.default_message
+        self.data = data
+        super().__init__(self.message)
+
+    def to_error(self) -> dict[str, Any]:
+        """The JSON-RPC ``error`` member for this exception."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class ParseError(ProtocolError):
+    """The bytes received are not JSON (or not UTF-8)."""
+
+    code = -32700
+    default_message = "Parse error"
+
+
+class InvalidRequest(ProtocolError):
+    """The JSON is not a valid JSON-RPC request object."""
+
+    code = -32600
+    default_message = "Invalid Request"
+
+
+class MethodNotFound(ProtocolError):
+    """Unknown method, or one of a capability the server does not advertise."""
+
+    code = -32601
+    default_message = "Method not found"
+
+
+class InvalidParams(ProtocolError):
+    """The params do not fit the method (unknown tool, bad cursor, missing name, ...)."""
+
+    code = -32602
+    default_message = "Invalid params"
+
+
+class InvalidArguments(InvalidParams):
+    """A tool's arguments fail its input schema.
+
+    ``detail`` has the seed's shape: ``{"field", "expected", "received"}`` plus ``errors`` when
+    there are several. The server answers it as a ``-32602`` error up to 2025-06-18 and as an
+    ``isError: true`` result from 2025-11-25 on.
+    """
+
+    def __init__(self, detail: dict[str, Any], *, tool: str = "") -> None:
+        super().__init__("Invalid params", detail)
+        self.detail = detail
+        self.tool = tool
+
+
+class InternalError(ProtocolError):
+    """Something failed inside the server; details go to the log, never to the client."""
+
+    code = -32603
+    default_message = "Internal error"
+
+
+class ResourceNotFound(ProtocolError):
+    """No resource answers to the URI (``-32002`` up to 2025-11-25; ``-32602`` after)."""
+
+    code = -32002
+    default_message = "Resource not found"
+
+
+class HeaderMismatch(ProtocolError):
+    """An HTTP header disagrees with the body, or a required one is missing (2026-07-28)."""
+
+    code = -32020
+    default_message = "Header mismatch"
+
+
+class ClientCapabilityError(ProtocolError):
+    """The request needs a client capability that the client did not declare.
+
+    ``data`` is ``{"requiredCapabilities": {...}}``, a ClientCapabilities object.
+    """
+
+    code = -32021
+    default_message = "Missing required client capability"
+
+    def __init__(self, required: dict[str, Any], message: str | None = None) -> None:
+        super().__init__(message, {"requiredCapabilities": required})
+        self.required = required
+
+
+class UnsupportedProtocolVersion(ProtocolError):
+    """The request names a protocol version this server does not speak (2026-07-28)."""
+
+    code = -32022
+    default_message = "Unsupported protocol version"
+
+    def __init__(self, requested: Any, supported: list[str]) -> None:
+        super().__init__(None, {"supported": supported, "requested": requested})
