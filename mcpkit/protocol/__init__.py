@@ -1,0 +1,1 @@
+"""The protocol layers: the JSON-RPC envelope, MCP versions and the I/O-free server."""

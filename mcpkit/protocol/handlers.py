@@ -1,0 +1,183 @@
+"""MCP method handlers: ``params`` in, ``result`` out, errors raised as exceptions.
+
+Each handler is ``async (server, ctx, params) -> result``; the server (``protocol.server``)
+owns the envelope, the eras and the mapping of exceptions to the wire.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pydantic_core import to_json
+
+from mcpkit.context import LOG_LEVELS, Context
+from mcpkit.exceptions import InvalidArguments, InvalidParams, ProtocolError, ToolError
+from mcpkit.protocol.scope import RequestContext
+from mcpkit.protocol.versions import ALL_VERSIONS, at_least
+from mcpkit.results import error_result
+
+if TYPE_CHECKING:
+    from mcpkit.protocol.server import Server
+
+__all__ = ["HANDLERS", "Handler", "Method", "capabilities", "invalid_arguments_text"]
+
+logger = logging.getLogger("mcpkit.server")
+
+Handler = Callable[["Server", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A method's handler, the capability that gates it, and the eras that know it."""
+
+    handler: Handler
+    capability: str | None = None
+    handshake: bool = True
+    stateless: bool = True
+    cacheable: bool = False
+
+
+def capabilities(server: Server) -> dict[str, Any]:
+    """``ServerCapabilities``: only what the app has."""
+    caps: dict[str, Any] = {"logging": {}}
+    if server.app.tools:
+        caps["tools"] = {"listChanged": True}
+    return caps
+
+
+# ------------------------------------------------------------------------------ basics
+
+
+async def _ping(server: Server, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+async def _set_level(server: Server, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    level = params.get("level")
+    if level not in LOG_LEVELS:
+        raise InvalidParams(
+            f"Invalid params: unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}"
+        )
+    if ctx.session is not None:
+        ctx.session.log_level = level
+    return {}
+
+
+async def _discover(server: Server, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "supportedVersions": list(ALL_VERSIONS),
+        "capabilities": capabilities(server),
+    }
+    if server.app.instructions:
+        result["instructions"] = server.app.instructions
+    return result
+
+
+# ------------------------------------------------------------------------------- tools
+
+
+async def _tools_list(
+    server: Server, ctx: RequestContext, params: dict[str, Any]
+) -> dict[str, Any]:
+    tools = list(server.app.tools.values())
+    start = _cursor_offset(params.get("cursor"), len(tools))
+    end = start + server.app.page_size
+    result: dict[str, Any] = {"tools": [tool.definition for tool in tools[start:end]]}
+    if end < len(tools):
+        result["nextCursor"] = _cursor(end)
+    return result
+
+
+def _cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
+
+
+def _cursor_offset(cursor: Any, total: int) -> int:
+    if cursor is None:
+        return 0
+    try:
+        text = base64.urlsafe_b64decode(str(cursor).encode()).decode()
+        offset = int(text.removeprefix("o:")) if text.startswith("o:") else -1
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        offset = -1
+    if not 0 <= offset <= total:
+        raise InvalidParams("Invalid params: unknown or expired cursor")
+    return offset
+
+
+async def _tools_call(
+    server: Server, ctx: RequestContext, params: dict[str, Any]
+) -> dict[str, Any]:
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise InvalidParams("Invalid params: 'name' must be a string")
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise InvalidParams("Invalid params: 'arguments' must be an object")
+    tool = server.app.tools.get(name)
+    if tool is None:
+        raise InvalidParams(f"Unknown tool: {name}")
+    try:
+        value = await tool.run(arguments, Context(ctx), server.workers)
+        return tool.to_result(value, force_mirror=not at_least(ctx.protocol_version, "2025-06-18"))
+    except InvalidArguments as exc:
+        if _arguments_as_protocol_error(server, ctx):
+            raise
+        return error_result(invalid_arguments_text(name, exc.detail))
+    except ToolError as exc:
+        return error_result(exc.message)
+    except ProtocolError:
+        raise
+    except Exception as exc:
+        return error_result(_failure_text(server, name, exc))
+
+
+def _arguments_as_protocol_error(server: Server, ctx: RequestContext) -> bool:
+    mode = server.app.invalid_arguments
+    if mode is not None:
+        return mode == "protocol"
+    return not at_least(ctx.protocol_version, "2025-11-25")
+
+
+def invalid_arguments_text(tool: str, detail: dict[str, Any]) -> str:
+    """The ``isError`` text for argument failures: field, expected and received, per failure."""
+    failures: Sequence[dict[str, Any]] = detail.get("errors") or [detail]
+    lines = [f"Invalid arguments for tool {tool!r}:"]
+    for failure in failures:
+        expected = failure["expected"]
+        wanted = (
+            "one of " + ", ".join(to_json(v).decode() for v in expected)
+            if isinstance(expected, list)
+            else str(expected)
+        )
+        received = to_json(failure["received"], fallback=repr).decode()
+        lines.append(
+            f"- {failure['field'] or '(arguments)'}: expected {wanted}; received {received}"
+        )
+    return "\n".join(lines)
+
+
+def _failure_text(server: Server, tool: str, exc: Exception) -> str:
+    reference = secrets.token_hex(4)
+    logger.error("tool %r failed (reference %s)", tool, reference, exc_info=exc)
+    if server.app.mask_errors:
+        return f"Tool {tool!r} failed with an internal error (reference {reference})."
+    return f"Tool {tool!r} failed: {type(exc).__name__}: {exc} (reference {reference})"
+
+
+HANDLERS: dict[str, Method] = {
+    "ping": Method(_ping, stateless=False),
+    "logging/setLevel": Method(_set_level, stateless=False),
+    "server/discover": Method(_discover, handshake=False, cacheable=True),
+    "tools/list": Method(_tools_list, "tools", cacheable=True),
+    "tools/call": Method(_tools_call, "tools"),
+}
+"""Every MCP method mcpkit serves (``initialize`` is the session's own business)."""

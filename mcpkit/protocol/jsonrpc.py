@@ -1,0 +1,157 @@
+"""The JSON-RPC 2.0 envelope: bytes <-> messages, and the standard errors (no MCP here).
+
+``decode`` turns bytes into JSON values (``-32700`` for broken JSON or UTF-8, ``-32600`` when
+the message is too large or nested too deep); ``parse`` turns one JSON value into a
+:class:`Request`, :class:`Notification` or :class:`Response` (``-32600`` when it is none of
+them); ``encode`` writes compact UTF-8 JSON on one line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_core import from_json, to_json
+
+from mcpkit.exceptions import InvalidRequest, ParseError, ProtocolError
+from mcpkit.types import RequestId
+
+__all__ = [
+    "Limits",
+    "Message",
+    "Notification",
+    "Request",
+    "Response",
+    "decode",
+    "encode",
+    "error_response",
+    "parse",
+    "readable_id",
+    "result_response",
+]
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-message limits, the same on every transport."""
+
+    max_bytes: int = 16 * MiB
+    max_depth: int = 128
+
+
+@dataclass(frozen=True)
+class Request:
+    id: RequestId
+    method: str
+    params: Any = None
+
+
+@dataclass(frozen=True)
+class Notification:
+    method: str
+    params: Any = None
+
+
+@dataclass(frozen=True)
+class Response:
+    """A client's answer to a request the server sent (``result`` or ``error``)."""
+
+    id: RequestId
+    result: Any = None
+    error: Any = None
+
+
+Message = Request | Notification | Response
+
+
+def decode(data: bytes | str, limits: Limits = Limits()) -> Any:
+    """Bytes (or text) -> a JSON value, within ``limits``."""
+    if len(data) > limits.max_bytes:
+        raise InvalidRequest(f"Invalid Request: message larger than {limits.max_bytes} bytes")
+    try:
+        value = from_json(data, allow_inf_nan=False)
+    except ValueError as exc:
+        if "recursion limit" in str(exc):
+            raise _too_deep(limits) from None
+        raise ParseError() from None
+    if _may_be_deep(data, limits.max_depth) and _deeper_than(value, limits.max_depth):
+        raise _too_deep(limits)
+    return value
+
+
+def _too_deep(limits: Limits) -> InvalidRequest:
+    return InvalidRequest(f"Invalid Request: nesting too deep (limit {limits.max_depth})")
+
+
+def _may_be_deep(data: bytes | str, max_depth: int) -> bool:
+    if isinstance(data, str):
+        return data.count("[") + data.count("{") > max_depth
+    return data.count(b"[") + data.count(b"{") > max_depth
+
+
+def _deeper_than(value: Any, max_depth: int) -> bool:
+    """Whether containers nest more than ``max_depth`` levels (iterative, no recursion)."""
+    if not isinstance(value, (dict, list)):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        children = node.values() if isinstance(node, dict) else node
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > max_depth:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def readable_id(obj: Any) -> RequestId | None:
+    """The ``id`` of a message when it is a valid MCP id (string or integer), else ``None``."""
+    if not isinstance(obj, dict):
+        return None
+    value = obj.get("id")
+    if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    return None
+
+
+def parse(obj: Any) -> Message:
+    """One JSON value -> a message; raises :class:`InvalidRequest` when it is not one."""
+    if not isinstance(obj, dict) or obj.get("jsonrpc") != "2.0":
+        raise InvalidRequest()
+    if "method" not in obj:
+        return _parse_response(obj)
+    method = obj["method"]
+    params = obj.get("params")
+    if not isinstance(method, str) or ("params" in obj and not isinstance(params, (dict, list))):
+        raise InvalidRequest()
+    if "id" not in obj:
+        return Notification(method, params)
+    request_id = readable_id(obj)
+    if request_id is None:  # null, float, boolean, object: MCP ids are strings or integers
+        raise InvalidRequest()
+    return Request(request_id, method, params)
+
+
+def _parse_response(obj: dict[str, Any]) -> Response:
+    request_id = readable_id(obj)
+    has_result, has_error = "result" in obj, "error" in obj
+    if request_id is None or has_result == has_error:
+        raise InvalidRequest()
+    return Response(request_id, obj.get("result"), obj.get("error"))
+
+
+def result_response(request_id: RequestId, result: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def error_response(request_id: RequestId | None, error: ProtocolError) -> dict[str, Any]:
+    """An error response; ``request_id`` is ``None`` when the id could not be read."""
+    return {"jsonrpc": "2.0", "id": request_id, "error": error.to_error()}
+
+
+def encode(message: Any) -> bytes:
+    """Compact UTF-8 JSON without a newline (``\\n`` inside strings is escaped)."""
+    return to_json(message)

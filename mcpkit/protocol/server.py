@@ -1,0 +1,291 @@
+"""The I/O-free MCP server: decoded messages in, responses out, for both protocol eras.
+
+``Server(app)`` is shared by a process; ``server.session(send)`` opens one connection's state
+(a stdio process or an HTTP session). ``await session.handle(obj)`` answers one decoded JSON
+value (a message or a 2025-03-26 batch) and returns the response, or ``None`` when there is
+nothing to answer; notifications the handler emits meanwhile go through ``send``.
+
+Era rule: a request is stateless-era (2026-07-28) when ``params._meta`` carries
+``io.modelcontextprotocol/protocolVersion`` or its method is ``server/discover`` /
+``subscriptions/listen``; otherwise it belongs to the handshake session that ``initialize``
+opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from mcpkit._workers import Workers
+from mcpkit.app import App
+from mcpkit.context import LOG_LEVELS
+from mcpkit.exceptions import (
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    ProtocolError,
+    UnsupportedProtocolVersion,
+)
+from mcpkit.protocol import jsonrpc
+from mcpkit.protocol.handlers import HANDLERS, Method, capabilities
+from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
+from mcpkit.protocol.scope import RequestContext, Send
+from mcpkit.protocol.versions import (
+    BATCH_VERSION,
+    META_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_SERVER_INFO,
+    META_VERSION,
+    STATELESS_VERSIONS,
+    negotiate,
+)
+from mcpkit.types import RequestId
+
+__all__ = ["Server", "Session"]
+
+logger = logging.getLogger("mcpkit.server")
+
+_STATELESS_METHODS = frozenset({"server/discover", "subscriptions/listen"})
+_NO_SESSION = (
+    "Invalid params: no session; send 'initialize' first, or carry _meta "
+    f"{META_VERSION!r} and {META_CAPABILITIES!r} on every request"
+)
+
+
+class Server:
+    """Serves one :class:`~mcpkit.App`; shared by every session of the process."""
+
+    def __init__(self, app: App, *, limits: Limits | None = None) -> None:
+        self.app = app
+        self.limits = limits or Limits()
+        self.workers = Workers()
+        self.state: Any = None
+
+    def session(self, send: Send) -> Session:
+        """Open a connection's state; ``send`` writes one message to that client."""
+        return Session(self, send)
+
+
+class Session:
+    """One connection: the handshake state and the requests running on it."""
+
+    def __init__(self, server: Server, send: Send) -> None:
+        self.server = server
+        self.send = send
+        self.version: str | None = None
+        self.client_capabilities: dict[str, Any] = {}
+        self.client_info: dict[str, Any] | None = None
+        self.log_level: str | None = None
+        self.initialized = False
+        self._running: dict[RequestId, asyncio.Task[Any]] = {}
+        self._cancelled: set[RequestId] = set()
+
+    # ------------------------------------------------------------------------- entry
+
+    async def receive(self, data: bytes | str) -> Any:
+        """Decode raw bytes and answer them (``-32700``/``-32600`` for bad input)."""
+        try:
+            obj = jsonrpc.decode(data, self.server.limits)
+        except ProtocolError as exc:
+            return jsonrpc.error_response(None, exc)
+        return await self.handle(obj)
+
+    async def handle(self, obj: Any) -> Any:
+        """Answer one decoded JSON value: a message, or a batch where the version has them."""
+        if isinstance(obj, list):
+            return await self._batch(obj)
+        return await self._one(obj, in_batch=False)
+
+    async def _batch(self, items: list[Any]) -> Any:
+        if self.version != BATCH_VERSION:
+            return jsonrpc.error_response(
+                None,
+                InvalidRequest(
+                    f"Invalid Request: batches exist only in protocol version {BATCH_VERSION}"
+                ),
+            )
+        if not items:
+            return jsonrpc.error_response(None, InvalidRequest())
+        answers = await asyncio.gather(*(self._one(item, in_batch=True) for item in items))
+        responses = [answer for answer in answers if answer is not None]
+        return responses or None
+
+    async def _one(self, obj: Any, *, in_batch: bool) -> dict[str, Any] | None:
+        try:
+            message = jsonrpc.parse(obj)
+        except InvalidRequest as exc:
+            return jsonrpc.error_response(jsonrpc.readable_id(obj), exc)
+        if isinstance(message, Notification):
+            self._notification(message)
+            return None
+        if isinstance(message, Response):
+            return None  # answers to server requests arrive with the features that send them
+        if in_batch and message.method == "initialize":
+            return jsonrpc.error_response(
+                message.id,
+                InvalidRequest("Invalid Request: initialize must not be part of a batch"),
+            )
+        return await self._request(message)
+
+    # -------------------------------------------------------------------- requests
+
+    async def _request(self, request: Request) -> dict[str, Any] | None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._running[request.id] = task
+        try:
+            result = await self._dispatch(request)
+            return jsonrpc.result_response(request.id, result)
+        except ProtocolError as exc:
+            return jsonrpc.error_response(request.id, exc)
+        except asyncio.CancelledError:
+            if request.id in self._cancelled:
+                return None  # cancelled by the client: no response at all
+            raise
+        except Exception:
+            logger.exception("internal error answering %r", request.method)
+            return jsonrpc.error_response(request.id, InternalError())
+        finally:
+            self._running.pop(request.id, None)
+            self._cancelled.discard(request.id)
+
+    async def _dispatch(self, request: Request) -> dict[str, Any]:
+        params = request.params if request.params is not None else {}
+        if not isinstance(params, dict):
+            raise InvalidParams("Invalid params: MCP params must be an object")
+        if _is_stateless(request.method, params):
+            return await self._stateless(request, params)
+        return await self._handshake(request, params)
+
+    async def _stateless(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
+        ctx = self._stateless_context(request, params)
+        method = HANDLERS.get(request.method)
+        if method is None or not method.stateless or not self._offers(method):
+            raise MethodNotFound(f"Method not found: {request.method}")
+        result = await method.handler(self.server, ctx, params)
+        return self._finish_stateless(result, method)
+
+    def _stateless_context(self, request: Request, params: dict[str, Any]) -> RequestContext:
+        meta = params.get("_meta")
+        if (
+            not isinstance(meta, dict)
+            or not isinstance(meta.get(META_VERSION), str)
+            or not isinstance(meta.get(META_CAPABILITIES), dict)
+        ):
+            raise InvalidParams(
+                f"Invalid params: _meta must carry {META_VERSION!r} (a string) "
+                f"and {META_CAPABILITIES!r} (an object)"
+            )
+        if meta[META_VERSION] not in STATELESS_VERSIONS:
+            raise UnsupportedProtocolVersion(meta[META_VERSION], list(STATELESS_VERSIONS))
+        level = meta.get(META_LOG_LEVEL)
+        if level is not None and level not in LOG_LEVELS:
+            raise InvalidParams(f"Invalid params: unknown log level {level!r}")
+        info = meta.get(META_CLIENT_INFO)
+        return RequestContext(
+            request_id=request.id,
+            protocol_version=meta[META_VERSION],
+            client_capabilities=meta[META_CAPABILITIES],
+            client_info=info if isinstance(info, dict) else None,
+            stateless=True,
+            send=self.send,
+            log_level=level,
+            progress_token=_progress_token(meta),
+            state=self.server.state,
+        )
+
+    def _finish_stateless(self, result: dict[str, Any], method: Method) -> dict[str, Any]:
+        result.setdefault("resultType", "complete")
+        meta = dict(result.get("_meta") or {})
+        meta[META_SERVER_INFO] = self.server.app.server_info
+        result["_meta"] = meta
+        if method.cacheable and result["resultType"] == "complete":
+            result["ttlMs"] = self.server.app.ttl_ms
+            result["cacheScope"] = self.server.app.cache_scope
+        return result
+
+    async def _handshake(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
+        if request.method == "initialize":
+            return self._initialize(params)
+        method = HANDLERS.get(request.method)
+        if self.version is None and request.method != "ping":
+            raise InvalidParams(_NO_SESSION)
+        if method is None or not method.handshake or not self._offers(method):
+            raise MethodNotFound(f"Method not found: {request.method}")
+        ctx = RequestContext(
+            request_id=request.id,
+            protocol_version=self.version or negotiate(None),
+            client_capabilities=self.client_capabilities,
+            client_info=self.client_info,
+            stateless=False,
+            send=self.send,
+            log_level=self.log_level,
+            progress_token=_progress_token(params.get("_meta")),
+            state=self.server.state,
+            session=self,
+        )
+        return await method.handler(self.server, ctx, params)
+
+    def _offers(self, method: Method) -> bool:
+        return method.capability is None or method.capability in capabilities(self.server)
+
+    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+        if self.version is not None:
+            raise InvalidRequest("Invalid Request: the session is already initialized")
+        self.version = negotiate(params.get("protocolVersion"))
+        caps = params.get("capabilities")
+        self.client_capabilities = caps if isinstance(caps, dict) else {}
+        info = params.get("clientInfo")
+        self.client_info = info if isinstance(info, dict) else None
+        app = self.server.app
+        result: dict[str, Any] = {
+            "protocolVersion": self.version,
+            "capabilities": capabilities(self.server),
+            "serverInfo": app.server_info,
+        }
+        if app.instructions:
+            result["instructions"] = app.instructions
+        return result
+
+    # --------------------------------------------------------------- notifications
+
+    def _notification(self, note: Notification) -> None:
+        params = note.params if isinstance(note.params, dict) else {}
+        if note.method == "notifications/initialized":
+            self.initialized = True
+        elif note.method == "notifications/cancelled":
+            self.cancel(params.get("requestId"))
+
+    def cancel(self, request_id: Any) -> None:
+        """Cancel a running request; unknown ids and finished requests are ignored."""
+        task = self._running.get(request_id) if isinstance(request_id, (str, int)) else None
+        if task is not None and not task.done():
+            self._cancelled.add(request_id)
+            task.cancel()
+
+    async def cancel_all(self) -> None:
+        """Cancel every running request (the connection is closing) and wait for them."""
+        tasks = list(self._running.values())
+        for request_id, task in list(self._running.items()):
+            self._cancelled.add(request_id)
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _is_stateless(method: str, params: dict[str, Any]) -> bool:
+    if method in _STATELESS_METHODS:
+        return True
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and META_VERSION in meta
+
+
+def _progress_token(meta: Any) -> str | int | None:
+    if not isinstance(meta, dict):
+        return None
+    token = meta.get("progressToken")
+    if isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool)):
+        return token
+    return None

@@ -1,0 +1,211 @@
+"""An in-memory MCP client that speaks the real wire format (encode -> server -> decode)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import threading
+from collections.abc import Coroutine
+from types import TracebackType
+from typing import Any, TypeVar
+
+from mcpkit._version import __version__
+from mcpkit.app import App
+from mcpkit.protocol import jsonrpc
+from mcpkit.protocol.server import Server, Session
+from mcpkit.protocol.versions import (
+    LATEST_HANDSHAKE,
+    META_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_VERSION,
+    STATELESS_VERSIONS,
+)
+
+__all__ = ["Client", "RPCError", "SyncClient"]
+
+T = TypeVar("T")
+
+
+class RPCError(Exception):
+    """The server answered a request with a JSON-RPC error."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        self.error = error
+        self.code: int = error.get("code", 0)
+        self.message: str = error.get("message", "")
+        self.data: Any = error.get("data")
+        super().__init__(f"{self.code} {self.message}")
+
+
+class Client:
+    """Talk to an App as a client would, in memory; ``async with`` it (or ``with``, for sync).
+
+    ``protocol_version`` picks the era: a handshake version (default ``2025-11-25``) sends
+    ``initialize`` on entry; ``2026-07-28`` sends ``_meta`` on every request instead.
+    """
+
+    def __init__(
+        self,
+        app: App,
+        *,
+        protocol_version: str = LATEST_HANDSHAKE,
+        capabilities: dict[str, Any] | None = None,
+        client_info: dict[str, Any] | None = None,
+        initialize: bool = True,
+    ) -> None:
+        self.app = app
+        self.protocol_version = protocol_version
+        self.capabilities = capabilities or {}
+        self.client_info = client_info or {"name": "mcpkit-testing", "version": __version__}
+        self.stateless = protocol_version in STATELESS_VERSIONS
+        self.notifications: list[dict[str, Any]] = []
+        self.initialize_result: dict[str, Any] | None = None
+        self._initialize = initialize
+        self._ids = itertools.count(1)
+        self._session: Session | None = None
+        self._sync: SyncClient | None = None
+
+    # ------------------------------------------------------------------ async use
+
+    async def __aenter__(self) -> Client:
+        self._session = Server(self.app).session(self._receive_notification)
+        if self._initialize and not self.stateless:
+            self.initialize_result = await self.request(
+                "initialize",
+                {
+                    "protocolVersion": self.protocol_version,
+                    "capabilities": self.capabilities,
+                    "clientInfo": self.client_info,
+                },
+            )
+            await self.notify("notifications/initialized")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._session is not None:
+            await self._session.cancel_all()
+
+    async def _receive_notification(self, message: dict[str, Any]) -> None:
+        self.notifications.append(jsonrpc.decode(jsonrpc.encode(message)))
+
+    async def send_raw(self, data: bytes | str) -> Any:
+        """Send raw bytes as one message; return the decoded response (``None``: no answer)."""
+        if self._session is None:
+            raise RuntimeError("use the client inside 'async with' (or 'with')")
+        response = await self._session.receive(data)
+        return None if response is None else jsonrpc.decode(jsonrpc.encode(response))
+
+    async def send(self, message: Any) -> Any:
+        """Send one JSON value as it is; return the decoded response or ``None``."""
+        return await self.send_raw(jsonrpc.encode(message))
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        """Send a request and return its ``result``; raise :class:`RPCError` on an error."""
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
+        params = self._with_meta(method, params)
+        if params is not None:
+            message["params"] = params
+        response = await self.send(message)
+        if "error" in response:
+            raise RPCError(response["error"])
+        return response["result"]
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        await self.send(message)
+
+    def _with_meta(self, method: str, params: dict[str, Any] | None) -> dict[str, Any] | None:
+        if not self.stateless:
+            return params
+        params = dict(params or {})
+        meta = dict(params.get("_meta") or {})
+        meta.setdefault(META_VERSION, self.protocol_version)
+        meta.setdefault(META_CAPABILITIES, self.capabilities)
+        meta.setdefault(META_CLIENT_INFO, self.client_info)
+        params["_meta"] = meta
+        return params
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool, following ``nextCursor`` through all pages."""
+        tools: list[dict[str, Any]] = []
+        params: dict[str, Any] = {}
+        while True:
+            result = await self.request("tools/list", params or None)
+            tools.extend(result["tools"])
+            if "nextCursor" not in result:
+                return tools
+            params = {"cursor": result["nextCursor"]}
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None = None, **params: Any
+    ) -> dict[str, Any]:
+        """Call a tool and return the ``CallToolResult`` (``isError`` results are returned)."""
+        result: dict[str, Any] = await self.request(
+            "tools/call", {"name": name, "arguments": arguments or {}, **params}
+        )
+        return result
+
+    # ------------------------------------------------------------------- sync use
+
+    def __enter__(self) -> SyncClient:
+        self._sync = SyncClient(self)
+        return self._sync
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._sync is not None:
+            self._sync.close()
+
+
+class SyncClient:
+    """The blocking face of :class:`Client` (``with Client(app) as client``).
+
+    The server runs on an event loop in a background thread; every method waits for it.
+    """
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+        self._call(client.__aenter__())
+
+    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def close(self) -> None:
+        self._call(self.client.__aexit__(None, None, None))
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+    @property
+    def notifications(self) -> list[dict[str, Any]]:
+        return self.client.notifications
+
+    @property
+    def initialize_result(self) -> dict[str, Any] | None:
+        return self.client.initialize_result
+
+    def send_raw(self, data: bytes | str) -> Any:
+        return self._call(self.client.send_raw(data))
+
+    def send(self, message: Any) -> Any:
+        return self._call(self.client.send(message))
+
+    def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
+        return self._call(self.client.request(method, params))
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        self._call(self.client.notify(method, params))
+
+    def list_tools(self) -> list[dict[str, Any]]:
+        return self._call(self.client.list_tools())
+
+    def call_tool(
+        self, name: str, arguments: dict[str, Any] | None = None, **params: Any
+    ) -> dict[str, Any]:
+        return self._call(self.client.call_tool(name, arguments, **params))

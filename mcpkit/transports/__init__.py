@@ -1,0 +1,1 @@
+"""Transports: framing only (stdio; Streamable HTTP arrives with its issue)."""

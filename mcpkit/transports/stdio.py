@@ -1,0 +1,217 @@
+"""The stdio transport: newline-delimited compact JSON on stdin/stdout, framing only.
+
+Nothing but protocol messages reaches stdout: the real stdout is kept for the protocol and
+file descriptor 1 (and ``sys.stdout``) is pointed at stderr, so a tool's ``print()`` -- or a C
+library's, or a child process's -- lands on stderr. Requests run concurrently; at most
+``max_in_flight`` at once, after which reading pauses (backpressure). Closing stdin, SIGTERM or
+SIGINT cancel what is running and return.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+from mcpkit.app import App
+from mcpkit.exceptions import InvalidRequest
+from mcpkit.protocol import jsonrpc
+from mcpkit.protocol.jsonrpc import Limits
+from mcpkit.protocol.server import Server
+
+__all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
+
+logger = logging.getLogger("mcpkit.stdio")
+
+
+def protect_stdout() -> BinaryIO:
+    """Keep the real stdout for the protocol; send everything else written to it to stderr."""
+    sys.stdout.flush()
+    protocol_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return protocol_out
+
+
+def run_stdio(app: App, *, limits: Limits | None = None, max_in_flight: int = 64) -> None:
+    """Serve ``app`` on this process's stdin/stdout until stdin closes or a signal arrives."""
+    out = protect_stdout()
+    asyncio.run(serve_stdio(app, sys.stdin.buffer, out, limits=limits, max_in_flight=max_in_flight))
+
+
+async def serve_stdio(
+    app: App,
+    stdin: BinaryIO,
+    stdout: BinaryIO,
+    *,
+    limits: Limits | None = None,
+    max_in_flight: int = 64,
+) -> None:
+    """Serve ``app`` over the given binary streams (pipes, sockets or files)."""
+    loop = asyncio.get_running_loop()
+    server = Server(app, limits=limits)
+    write = await _writer(loop, stdout)
+    done = loop.create_future()
+    connection = _Connection(server, write, max_in_flight, on_close=lambda: _set(done))
+    await _reader(loop, stdin, connection)
+    with _stop_on_signals(loop, connection.close):
+        await done
+    await connection.session.cancel_all()
+
+
+class _Connection(asyncio.Protocol):
+    """Splits stdin into lines and answers each one in its own task."""
+
+    def __init__(
+        self,
+        server: Server,
+        write: Callable[[bytes], None],
+        max_in_flight: int,
+        on_close: Callable[[], None],
+    ) -> None:
+        self.server = server
+        self.write = write
+        self.session = server.session(self._send)
+        self.max_in_flight = max_in_flight
+        self.on_close = on_close
+        self.transport: asyncio.ReadTransport | None = None
+        self.buffer = bytearray()
+        self.skipping = False  # inside a line longer than the limit
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.answered_first = False
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        self.write(jsonrpc.encode(message) + b"\n")
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while (end := self.buffer.find(b"\n")) >= 0:
+            line = bytes(self.buffer[:end])
+            del self.buffer[: end + 1]
+            if self.skipping:
+                self.skipping = False
+            elif line.strip():
+                self._dispatch(line)
+        if len(self.buffer) > self.server.limits.max_bytes and not self.skipping:
+            self.skipping = True
+            self.buffer.clear()
+            self._reject_oversized()
+        elif self.skipping:
+            self.buffer.clear()
+
+    def _reject_oversized(self) -> None:
+        error = InvalidRequest(
+            f"Invalid Request: message larger than {self.server.limits.max_bytes} bytes"
+        )
+        self.write(jsonrpc.encode(jsonrpc.error_response(None, error)) + b"\n")
+
+    def _dispatch(self, line: bytes) -> None:
+        task = asyncio.ensure_future(self._answer(line))
+        self.tasks.add(task)
+        task.add_done_callback(self._finished)
+        if len(self.tasks) >= self.max_in_flight and self.transport is not None:
+            self.transport.pause_reading()
+
+    async def _answer(self, line: bytes) -> None:
+        response = await self.session.receive(line)
+        if response is not None:
+            self.write(jsonrpc.encode(response) + b"\n")
+            if not self.answered_first:
+                self.answered_first = True
+                _compile_in_background(self.server.app)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self.tasks.discard(task)
+        if len(self.tasks) < self.max_in_flight and self.transport is not None:
+            with contextlib.suppress(RuntimeError):
+                self.transport.resume_reading()
+
+    def eof_received(self) -> bool | None:
+        self.close()
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.on_close()
+
+
+def _compile_in_background(app: App) -> None:
+    """Compile every definition off the loop so a broken one shows on stderr at once."""
+
+    def compile_all() -> None:
+        for tool in list(app.tools.values()):
+            try:
+                tool.compile()
+            except Exception:
+                logger.exception("%s cannot be compiled", tool.where)
+
+    threading.Thread(target=compile_all, name="mcpkit-compile", daemon=True).start()
+
+
+def _set(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+async def _writer(loop: asyncio.AbstractEventLoop, stream: BinaryIO) -> Callable[[bytes], None]:
+    """A non-blocking writer on a pipe; a plain blocking one on anything else (a file)."""
+    try:
+        transport, _ = await loop.connect_write_pipe(asyncio.Protocol, stream)
+    except (ValueError, OSError):
+        return _blocking_writer(stream)
+    return lambda data: None if transport.is_closing() else transport.write(data)
+
+
+def _blocking_writer(stream: BinaryIO) -> Callable[[bytes], None]:
+    def write(data: bytes) -> None:
+        with contextlib.suppress(BrokenPipeError, ValueError):
+            stream.write(data)
+            stream.flush()
+
+    return write
+
+
+async def _reader(
+    loop: asyncio.AbstractEventLoop, stream: BinaryIO, connection: _Connection
+) -> None:
+    """Read with the loop where the stream allows it, else from a thread (regular files)."""
+    try:
+        await loop.connect_read_pipe(lambda: connection, stream)
+    except (ValueError, OSError):
+        _read_in_thread(loop, stream, connection)
+
+
+def _read_in_thread(
+    loop: asyncio.AbstractEventLoop, stream: BinaryIO, connection: _Connection
+) -> None:
+    def pump() -> None:
+        for chunk in iter(lambda: os.read(stream.fileno(), 65536), b""):
+            loop.call_soon_threadsafe(connection.data_received, chunk)
+        loop.call_soon_threadsafe(connection.close)
+
+    threading.Thread(target=pump, name="mcpkit-stdin", daemon=True).start()
+
+
+@contextlib.contextmanager
+def _stop_on_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) -> Any:
+    installed = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop)
+            installed.append(sig)
+    try:
+        yield
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
