@@ -1,0 +1,74 @@
+"""The ``mcpkit`` command: ``--help`` and ``--version``, in process and as real processes."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from mcpkit._version import __version__
+from mcpkit.cli import cli, main
+
+ROOT = Path(__file__).resolve().parent.parent
+VERSION_LINE = f"mcpkit, version {__version__}\n"
+
+
+def run(*command: str) -> subprocess.CompletedProcess[str]:
+    """Run ``command`` from the repository root, with no stdin, and capture its output."""
+    return subprocess.run(
+        command,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("option", ["--help", "-h"])
+def test_help(option: str) -> None:
+    result = CliRunner().invoke(cli, [option], prog_name="mcpkit")
+    assert result.exit_code == 0
+    assert result.output.startswith("Usage: mcpkit [OPTIONS] COMMAND [ARGS]...")
+    assert "--version" in result.output
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(cli, ["--version"], prog_name="mcpkit")
+    assert (result.exit_code, result.output) == (0, VERSION_LINE)
+
+
+def test_unknown_option_is_a_usage_error() -> None:
+    result = CliRunner().invoke(cli, ["--no-such-option"], prog_name="mcpkit")
+    assert result.exit_code == 2
+    assert "--no-such-option" in result.output
+
+
+def test_main_uses_the_program_name(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.startswith("Usage: mcpkit ")
+
+
+@pytest.mark.parametrize(
+    ("option", "expected"),
+    [("--help", "Usage: mcpkit [OPTIONS] COMMAND [ARGS]..."), ("--version", VERSION_LINE)],
+    ids=["help", "version"],
+)
+def test_python_dash_m(option: str, expected: str) -> None:
+    done = run(sys.executable, "-m", "mcpkit", option)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith(expected)
+
+
+def test_console_script() -> None:
+    script = shutil.which("mcpkit", path=str(Path(sys.executable).parent))
+    assert script is not None, "install mcpkit next to this Python: pip install -e ."
+    done = run(script, "--version")
+    assert (done.returncode, done.stdout, done.stderr) == (0, VERSION_LINE, "")
