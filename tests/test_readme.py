@@ -1,0 +1,71 @@
+"""The README's example and set-up commands are true."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from mcpkit import App
+from mcpkit.testing import Client
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.DOTALL)
+
+
+def run_example() -> dict[str, Any]:
+    namespace: dict[str, Any] = {"__name__": "readme_example"}
+    exec(blocks("python")[0], namespace)
+    return namespace
+
+
+def test_example_is_15_to_25_lines_with_an_enum_argument() -> None:
+    example = blocks("python")[0]
+    assert 15 <= len(example.strip().splitlines()) <= 25
+    assert "(str, Enum)" in example
+
+
+def test_example_serves_its_tool() -> None:
+    app = run_example()["app"]
+    assert isinstance(app, App)
+    with Client(app) as client:
+        (tool,) = client.list_tools()
+        assert tool["inputSchema"] == {
+            "type": "object",
+            "properties": {
+                "project_dir": {"type": "string", "description": "Folder that holds the project."},
+                "arch": {
+                    "type": "string",
+                    "enum": ["arm64", "x86_64"],
+                    "description": "CPU architecture to build for.",
+                },
+            },
+            "required": ["project_dir", "arch"],
+        }
+        result = client.call_tool("build-app", {"project_dir": ".", "arch": "arm64"})
+        assert result["structuredContent"] == {"exit_code": 0, "output": "./app-arm64.pkg"}
+
+
+def test_testing_snippet_runs() -> None:
+    namespace = run_example()
+    exec(blocks("python")[1], namespace)
+    namespace["test_build"]()
+
+
+def test_set_up_is_two_commands_matching_ci() -> None:
+    commands = [line for block in blocks("sh") for line in block.splitlines() if line.strip()]
+    assert len(commands) == 2
+    serve, test = commands
+    assert serve.startswith("python3 -m venv .venv && ")
+    assert serve.endswith("mcpkit run examples/build_app.py:app")
+    assert test.startswith("python3 -m venv .venv && ")
+    install = re.search(r"\.venv/bin/pip install (.+?) &&", test)
+    assert install is not None
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert f'/bin/pip" install {install.group(1)}' in ci
+    assert test.endswith(".venv/bin/python -m pytest")
+    assert "run -m pytest" in ci  # the same command, under coverage
