@@ -14,6 +14,7 @@ opened.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from typing import Any
 
@@ -47,6 +48,10 @@ from mcpkit.types import RequestId
 __all__ = ["Server", "Session"]
 
 logger = logging.getLogger("mcpkit.server")
+
+_request_send: contextvars.ContextVar[Send | None] = contextvars.ContextVar(
+    "mcpkit_request_send", default=None
+)
 
 _STATELESS_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 _NO_SESSION = (
@@ -85,19 +90,27 @@ class Session:
 
     # ------------------------------------------------------------------------- entry
 
-    async def receive(self, data: bytes | str) -> Any:
+    async def receive(self, data: bytes | str, *, send: Send | None = None) -> Any:
         """Decode raw bytes and answer them (``-32700``/``-32600`` for bad input)."""
         try:
             obj = jsonrpc.decode(data, self.server.limits)
         except ProtocolError as exc:
             return jsonrpc.error_response(None, exc)
-        return await self.handle(obj)
+        return await self.handle(obj, send=send)
 
-    async def handle(self, obj: Any) -> Any:
-        """Answer one decoded JSON value: a message, or a batch where the version has them."""
-        if isinstance(obj, list):
-            return await self._batch(obj)
-        return await self._one(obj, in_batch=False)
+    async def handle(self, obj: Any, *, send: Send | None = None) -> Any:
+        """Answer one decoded JSON value: a message, or a batch where the version has them.
+
+        ``send`` overrides the session's writer for the notifications this message's requests
+        emit (HTTP answers each POST on its own stream).
+        """
+        token = _request_send.set(send)
+        try:
+            if isinstance(obj, list):
+                return await self._batch(obj)
+            return await self._one(obj, in_batch=False)
+        finally:
+            _request_send.reset(token)
 
     async def _batch(self, items: list[Any]) -> Any:
         if self.version != BATCH_VERSION:
@@ -191,7 +204,7 @@ class Session:
             client_capabilities=meta[META_CAPABILITIES],
             client_info=info if isinstance(info, dict) else None,
             stateless=True,
-            send=self.send,
+            send=_request_send.get() or self.send,
             log_level=level,
             progress_token=_progress_token(meta),
             state=self.server.state,
@@ -221,7 +234,7 @@ class Session:
             client_capabilities=self.client_capabilities,
             client_info=self.client_info,
             stateless=False,
-            send=self.send,
+            send=_request_send.get() or self.send,
             log_level=self.log_level,
             progress_token=_progress_token(params.get("_meta")),
             state=self.server.state,
