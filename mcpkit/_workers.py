@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import inspect
 import queue
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Workers"]
+__all__ = ["Workers", "invoke"]
 
 _FLUSH_AFTER = 0.0005  # seconds a finished result may wait for others to share a wake-up
 
@@ -95,3 +96,14 @@ def _settle(outcomes: list[_Outcome]) -> None:
             future.set_result(value)
         else:
             future.set_exception(value)
+
+
+async def invoke(
+    fn: Callable[..., Any], kwargs: dict[str, Any], workers: Workers, *, inline: bool = False
+) -> Any:
+    """Call a user function: coroutines on the loop, sync ones in a worker (or inline)."""
+    if inspect.iscoroutinefunction(fn):
+        return await fn(**kwargs)
+    if inline:
+        return fn(**kwargs)
+    return await workers.run(fn, **kwargs)

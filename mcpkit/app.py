@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
 from mcpkit.exceptions import DefinitionError
+from mcpkit.prompts import Prompt
+from mcpkit.resources import Resource, ResourceTemplate, directory_reader, template_variables
 from mcpkit.tools import Tool, ToolAnnotations
 
 __all__ = ["App"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-Listener = Callable[[str], None]
+Listener = Callable[[str, "str | None"], None]
+"""Called with ``(kind, uri)``: ``("tools" | "prompts" | "resources", None)`` when a list
+changes, ``("resource", uri)`` when a resource's contents change."""
+Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
+Completer = Callable[..., Any]
 
 
 class App:
@@ -40,6 +49,8 @@ class App:
         page_size: int = 100,
         ttl_ms: int = 0,
         cache_scope: Literal["public", "private"] = "public",
+        lifespan: Lifespan | None = None,
+        state_key: str | bytes | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be at least 1")
@@ -55,7 +66,13 @@ class App:
         self.page_size = page_size
         self.ttl_ms = ttl_ms
         self.cache_scope = cache_scope
+        self.lifespan: Lifespan = lifespan or _no_lifespan
+        self.state_key = state_key
+        self.completer: Completer | None = None
         self._tools: dict[str, Tool] = {}
+        self._resources: dict[str, Resource] = {}
+        self._templates: dict[str, ResourceTemplate] = {}
+        self._prompts: dict[str, Prompt] = {}
         self._listeners: list[Listener] = []
 
     def __repr__(self) -> str:
@@ -129,6 +146,137 @@ class App:
         self._changed("tools")
         return tool
 
+    # ---------------------------------------------------------------------- resources
+
+    def resource(self, uri: str, /, **options: Any) -> Callable[[F], F]:
+        """Register a resource (``"scheme://path"``) or a template (``"users://{id}"``).
+
+        Options: ``name``, ``title``, ``description``, ``mime_type``, ``icons``,
+        ``annotations``, ``meta``. The function is returned unchanged.
+        """
+
+        def register(fn: F) -> F:
+            self.add_resource(uri, fn, **options)
+            return fn
+
+        return register
+
+    def add_resource(
+        self, uri: str, fn: Callable[..., Any], /, **options: Any
+    ) -> Resource | ResourceTemplate:
+        """Register ``fn`` as the resource (or template, when ``uri`` has variables)."""
+        if template_variables(uri):
+            template = ResourceTemplate(uri, fn, **options)
+            self._add_unique(self._templates, uri, template, "resource template")
+            self._changed("resources")
+            return template
+        resource = Resource(uri, fn, **options)
+        self._add_unique(self._resources, uri, resource, "resource")
+        self._changed("resources")
+        return resource
+
+    def add_directory(
+        self, root: str | Path, *, uri_prefix: str = "file:///", name: str = "files", **options: Any
+    ) -> ResourceTemplate:
+        """Serve the files under ``root`` as the template ``{uri_prefix}{+path}``.
+
+        Paths that leave ``root`` (``..``, absolute paths, symlinks pointing outside) are
+        refused with ``-32602``.
+        """
+        reader = directory_reader(root)
+
+        def read_file(path: str) -> Any:
+            return reader(path)
+
+        template = f"{uri_prefix}{{+path}}"
+        read_file.__doc__ = options.pop("description", f"Files under {Path(root).name}/.")
+        added = self.add_resource(template, read_file, name=name, **options)
+        assert isinstance(added, ResourceTemplate)
+        return added
+
+    def remove_resource(self, uri: str) -> None:
+        """Remove a resource or template by its URI (template) string."""
+        if self._resources.pop(uri, None) is None and self._templates.pop(uri, None) is None:
+            raise KeyError(f"no resource or template {uri!r}")
+        self._changed("resources")
+
+    @property
+    def resources(self) -> Mapping[str, Resource]:
+        """Static resources by URI, in registration order."""
+        return self._resources
+
+    @property
+    def resource_templates(self) -> Mapping[str, ResourceTemplate]:
+        """Resource templates by URI template, in registration order."""
+        return self._templates
+
+    def notify_resource_updated(self, uri: str) -> None:
+        """Tell subscribed clients that ``uri``'s contents changed (safe from any thread)."""
+        self._changed("resource", uri)
+
+    # ------------------------------------------------------------------------ prompts
+
+    @overload
+    def prompt(self, fn: F, /) -> F: ...
+
+    @overload
+    def prompt(
+        self,
+        fn: None = None,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        meta: dict[str, Any] | None = None,
+        completions: Mapping[str, Completer] | None = None,
+    ) -> Callable[[F], F]: ...
+
+    def prompt(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
+        """Register a function as a prompt; ``@app.prompt`` and ``@app.prompt(...)`` work."""
+        if fn is not None:
+            self.add_prompt(fn)
+            return fn
+
+        def register(func: F) -> F:
+            self.add_prompt(func, **options)
+            return func
+
+        return register
+
+    def add_prompt(self, fn: Callable[..., Any], /, **options: Any) -> Prompt:
+        prompt = Prompt(fn, **options)
+        self._add_unique(self._prompts, prompt.name, prompt, "prompt")
+        self._changed("prompts")
+        return prompt
+
+    def remove_prompt(self, name: str) -> None:
+        if self._prompts.pop(name, None) is None:
+            raise KeyError(f"no prompt named {name!r}")
+        self._changed("prompts")
+
+    @property
+    def prompts(self) -> Mapping[str, Prompt]:
+        """The registered prompts by name, in registration order."""
+        return self._prompts
+
+    def completion(self, fn: F) -> F:
+        """Register the app-level completion handler.
+
+        ``fn(ref, argument, value, context_arguments)`` returns a list of strings; it answers
+        every ``completion/complete`` that no per-argument completer handles.
+        """
+        self.completer = fn
+        self._changed("prompts")
+        return fn
+
+    @staticmethod
+    def _add_unique(registry: dict[str, Any], key: str, item: Any, what: str) -> None:
+        if key in registry:
+            raise DefinitionError(f"{what} {key!r} is defined twice")
+        registry[key] = item
+
     def remove_tool(self, name: str) -> None:
         """Remove a tool (clients that listen are told the list changed)."""
         try:
@@ -146,16 +294,62 @@ class App:
 
     def compile(self) -> None:
         """Build every definition now; raises the first :class:`DefinitionError`."""
-        for tool in list(self._tools.values()):
-            tool.compile()
+        for item in self.definitions():
+            item.compile()
+
+    def definitions(self) -> list[Any]:
+        """Every tool, resource, template and prompt, in that order."""
+        return [
+            *self._tools.values(),
+            *self._resources.values(),
+            *self._templates.values(),
+            *self._prompts.values(),
+        ]
+
+    # -------------------------------------------------------------------------- serve
+
+    def asgi(
+        self,
+        path: str = "/mcp",
+        *,
+        stateless: bool = False,
+        json_response: bool = False,
+        allowed_origins: list[str] | None = None,
+        allowed_hosts: list[str] | None = None,
+        max_body_bytes: int = 16 * 1024 * 1024,
+        auth: Any = None,
+    ) -> Any:
+        """This app as a Streamable HTTP ASGI application (``mcpkit.transports.http.HttpApp``).
+
+        Serve it with any ASGI server, or mount it in Starlette/FastAPI; see ``docs/http.md``.
+        ``auth`` is a ``BearerAuth`` or a verifier ``token -> principal | None``.
+        """
+        from mcpkit.transports.http import HttpApp
+
+        return HttpApp(
+            self,
+            path,
+            stateless=stateless,
+            json_response=json_response,
+            allowed_origins=allowed_origins,
+            allowed_hosts=allowed_hosts,
+            max_body_bytes=max_body_bytes,
+            auth=auth,
+        )
 
     # ----------------------------------------------------------------------- changes
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener(kind)`` when tools (``"tools"``) change; returns an unsubscribe."""
+        """Call ``listener(kind, uri)`` on changes (see :data:`Listener`); returns an
+        unsubscribe function."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
-    def _changed(self, kind: str) -> None:
+    def _changed(self, kind: str, uri: str | None = None) -> None:
         for listener in list(self._listeners):
-            listener(kind)
+            listener(kind, uri)
+
+
+@contextlib.asynccontextmanager
+async def _no_lifespan(app: App) -> AsyncIterator[None]:
+    yield None

@@ -14,11 +14,30 @@ asks which protocol era or transport it runs on.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
+from pydantic import TypeAdapter
+
+from mcpkit.exceptions import ClientCapabilityError
+from mcpkit.schema import elicitation_schema
 from mcpkit.types import RequestId
 
-__all__ = ["LOG_LEVELS", "Context", "RequestScope"]
+__all__ = ["LOG_LEVELS", "Context", "ElicitResult", "RequestScope"]
+
+
+@dataclass(frozen=True)
+class ElicitResult:
+    """The user's answer to :meth:`Context.elicit`.
+
+    ``content`` is the validated form (an instance of the form type, or a dict for a raw JSON
+    Schema) when ``action == "accept"``, else ``None``.
+    """
+
+    action: Literal["accept", "decline", "cancel"]
+    content: Any = None
+
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """RFC 5424 severities, lowest first, as MCP names them."""
@@ -38,6 +57,12 @@ class RequestScope(Protocol):
 
     async def log(self, level: str, data: Any, logger: str | None) -> None:
         """Send ``notifications/message`` if the client asked for this level."""
+
+    async def ask(self, method: str, params: dict[str, Any], key: str | None) -> Any:
+        """Ask the client (a request, or an input request in the stateless era)."""
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """Read one of the app's own resources."""
 
 
 class Context:
@@ -73,6 +98,11 @@ class Context:
         """What the ``App``'s lifespan yielded (``None`` without a lifespan)."""
         return self._scope.state
 
+    @property
+    def principal(self) -> Any:
+        """The authenticated caller (what the HTTP ``auth=`` verifier returned), else ``None``."""
+        return getattr(self._scope, "principal", None)
+
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
     ) -> None:
@@ -99,3 +129,83 @@ class Context:
 
     async def error(self, data: Any, *, logger: str | None = None) -> None:
         await self.log("error", data, logger=logger)
+
+    # ------------------------------------------------------------- asking the client
+
+    async def elicit(self, message: str, schema: Any, *, key: str | None = None) -> ElicitResult:
+        """Ask the user to fill in a form (``elicitation/create``, form mode).
+
+        ``schema`` is a model, dataclass or TypedDict of primitive fields (or a JSON Schema
+        dict, sent as it is). In the 2026-07-28 era the call returns to the client and your
+        handler runs again from the top with the answer: ask before side effects. ``key``
+        names the question across those rounds (default: the call order).
+        Raises :class:`~mcpkit.ClientCapabilityError` when the client cannot elicit.
+        """
+        caps = self.client_capabilities.get("elicitation")
+        if not isinstance(caps, dict) or (caps and "form" not in caps):
+            raise ClientCapabilityError(
+                {"elicitation": {"form": {}}}, "Missing required client capability: elicitation"
+            )
+        form = (
+            schema
+            if isinstance(schema, dict)
+            else elicitation_schema(schema, version=self.protocol_version)
+        )
+        params: dict[str, Any] = {"message": message, "requestedSchema": form}
+        if self.protocol_version >= "2025-11-25":
+            params["mode"] = "form"
+        answer = await self._scope.ask("elicitation/create", params, key)
+        action = answer.get("action") if isinstance(answer, dict) else None
+        if action in ("decline", "cancel"):
+            return ElicitResult(action)
+        if action != "accept":
+            return ElicitResult("cancel")
+        content = answer.get("content") or {}
+        if not isinstance(schema, dict):
+            content = TypeAdapter(schema).validate_python(content)
+        return ElicitResult("accept", content)
+
+    async def sample(
+        self,
+        messages: str | Sequence[dict[str, Any]],
+        *,
+        max_tokens: int,
+        system_prompt: str | None = None,
+        temperature: float | None = None,
+        stop_sequences: list[str] | None = None,
+        model_preferences: dict[str, Any] | None = None,
+        key: str | None = None,
+    ) -> dict[str, Any]:
+        """Ask the client's model for a completion (``sampling/createMessage``).
+
+        ``messages`` is a string (one user message) or a list of ``SamplingMessage`` dicts.
+        Returns the client's ``CreateMessageResult`` (``role``, ``content``, ``model``, ...).
+        """
+        if not isinstance(self.client_capabilities.get("sampling"), dict):
+            raise ClientCapabilityError(
+                {"sampling": {}}, "Missing required client capability: sampling"
+            )
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": {"type": "text", "text": messages}}]
+        params: dict[str, Any] = {"messages": list(messages), "maxTokens": max_tokens}
+        optional = {
+            "systemPrompt": system_prompt,
+            "temperature": temperature,
+            "stopSequences": stop_sequences,
+            "modelPreferences": model_preferences,
+        }
+        params.update({k: v for k, v in optional.items() if v is not None})
+        result: dict[str, Any] = await self._scope.ask("sampling/createMessage", params, key)
+        return result
+
+    async def list_roots(self, *, key: str | None = None) -> list[dict[str, Any]]:
+        """The client's roots (``roots/list``): a list of ``{"uri", "name"?}``."""
+        if not isinstance(self.client_capabilities.get("roots"), dict):
+            raise ClientCapabilityError({"roots": {}}, "Missing required client capability: roots")
+        result = await self._scope.ask("roots/list", {}, key)
+        roots: list[dict[str, Any]] = result.get("roots", []) if isinstance(result, dict) else []
+        return roots
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """Read one of this app's own resources: its ``contents`` list."""
+        return await self._scope.read_resource(uri)

@@ -6,6 +6,8 @@
     ├── DefinitionError          a tool, resource or prompt cannot be defined (bad signature,
     │                            a type pydantic cannot express, a bad name, a duplicate)
     ├── ToolError                raised by a tool's own code: an ``isError: true`` result
+    ├── ClientRequestError       the client answered a server request (elicitation, sampling,
+    │                            roots) with a JSON-RPC error
     └── ProtocolError            anything answered as a JSON-RPC error object
         ├── ParseError                        -32700
         ├── InvalidRequest                    -32600
@@ -28,6 +30,7 @@ from typing import Any
 
 __all__ = [
     "ClientCapabilityError",
+    "ClientRequestError",
     "DefinitionError",
     "HeaderMismatch",
     "InternalError",
@@ -65,6 +68,16 @@ class ToolError(MCPKitError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.message = message
+
+
+class ClientRequestError(MCPKitError):
+    """The client answered a request the server sent it with an error object."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        self.code = error.get("code")
+        self.message = str(error.get("message", "the client refused the request"))
+        self.data = error.get("data")
+        super().__init__(f"{self.code} {self.message}")
 
 
 class ProtocolError(MCPKitError):

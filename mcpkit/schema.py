@@ -15,10 +15,12 @@ name, never rewritten.
 
 from __future__ import annotations
 
+import enum
 import inspect
+import types
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 import typing_extensions
 from pydantic import ConfigDict, PydanticSchemaGenerationError, TypeAdapter
@@ -36,6 +38,7 @@ __all__ = [
     "ReturnSchema",
     "arguments_schema",
     "clean_schema",
+    "elicitation_schema",
     "return_schema",
 ]
 
@@ -110,7 +113,10 @@ def arguments_schema(params: Sequence[Param], *, where: str) -> ArgumentsSchema:
 
     ``where`` names the definition in error messages ("tool 'build-app'").
     """
-    fields = {p.name: _field_type(p) for p in params}
+    try:
+        fields = {p.name: _field_type(p) for p in params}
+    except _BUILD_ERRORS as exc:  # a stdlib TypedDict rebuilt on < 3.12 has a bad annotation
+        raise _cannot(where, _culprit(params) or "its parameters", exc) from exc
     container = typing_extensions.TypedDict("Arguments", fields)  # type: ignore[misc]
     setattr(container, "__pydantic_config__", _STRICT_ARGS)  # noqa: B010 - pydantic reads it
     adapter = _adapter(container, where=where, what="its parameters", params=params)
@@ -122,10 +128,26 @@ def arguments_schema(params: Sequence[Param], *, where: str) -> ArgumentsSchema:
 
 def _field_type(param: Param) -> Any:
     tp = compatible_type(param.annotation)
-    if param.default is None:
+    if param.default is None and not _admits_none(tp):
         tp = typing_extensions.Optional[tp]  # noqa: UP045 - "= None" accepts an explicit null
     wrapper = typing_extensions.Required if param.required else typing_extensions.NotRequired
     return wrapper[tp]
+
+
+def _admits_none(tp: Any) -> bool:
+    """Whether ``None`` is already a value of ``tp`` (wrapping it again would nest ``anyOf``)."""
+    if typing_extensions.get_origin(tp) is typing_extensions.Annotated:
+        return _admits_none(typing_extensions.get_args(tp)[0])
+    if tp is None or tp is type(None) or tp is Any:
+        return True
+    return any(_admits_none(arg) for arg in _union_args(tp))
+
+
+def _union_args(tp: Any) -> tuple[Any, ...]:
+    origin = typing_extensions.get_origin(tp)
+    if origin is Union or origin is types.UnionType:
+        return typing_extensions.get_args(tp)
+    return ()
 
 
 def _finish_properties(schema: dict[str, Any], params: Sequence[Param]) -> None:
@@ -176,7 +198,7 @@ def return_schema(annotation: Any, *, where: str, force: bool | None = None) -> 
         return ReturnSchema(None, None, wrapped=False)
     if annotation is str and not force:
         return ReturnSchema(None, None, wrapped=False)
-    adapter = _adapter(compatible_type(annotation), where=where, what="its return type")
+    adapter = _adapter(annotation, where=where, what="its return type")
     schema = clean_schema(_raw_schema(adapter, "serialization", where=where))
     if _is_object_schema(schema):
         return ReturnSchema(schema, adapter, wrapped=False)
@@ -198,14 +220,20 @@ def _is_object_schema(schema: Mapping[str, Any]) -> bool:
 # ---------------------------------------------------------------------------- pydantic calls
 
 
+_BUILD_ERRORS = (PydanticSchemaGenerationError, PydanticUserError, TypeError, NameError)
+
+
 def _adapter(tp: Any, *, where: str, what: str, params: Sequence[Param] = ()) -> TypeAdapter[Any]:
     try:
-        return TypeAdapter(tp)
-    except (PydanticSchemaGenerationError, PydanticUserError, TypeError, NameError) as exc:
-        culprit = _culprit(params)
-        raise DefinitionError(
-            f"{where}: pydantic cannot build a schema for {culprit or what}: {_first_line(exc)}"
-        ) from exc
+        return TypeAdapter(compatible_type(tp))
+    except _BUILD_ERRORS as exc:
+        raise _cannot(where, _culprit(params) or what, exc) from exc
+
+
+def _cannot(where: str, what: str, exc: BaseException) -> DefinitionError:
+    return DefinitionError(
+        f"{where}: pydantic cannot build a schema for {what}: {_first_line(exc)}"
+    )
 
 
 def _culprit(params: Sequence[Param]) -> str | None:
@@ -213,7 +241,7 @@ def _culprit(params: Sequence[Param]) -> str | None:
     for param in params:
         try:
             TypeAdapter(compatible_type(param.annotation))
-        except (PydanticSchemaGenerationError, PydanticUserError, TypeError, NameError):
+        except _BUILD_ERRORS:
             return f"parameter {param.name!r} ({_type_name(param.annotation)})"
     return None
 
@@ -396,3 +424,78 @@ def subschemas(node: Mapping[str, Any]) -> Iterator[Any]:
             yield from value
         elif key in _SUBSCHEMA_MAP and isinstance(value, dict):
             yield from value.values()
+
+
+# ---------------------------------------------------------------------- elicitation forms
+
+
+def elicitation_schema(form: Any, *, version: str, where: str = "elicitation") -> dict[str, Any]:
+    """A flat ``requestedSchema`` for an elicitation form, shaped for the client's version.
+
+    ``form`` is a model, dataclass or TypedDict of primitive fields (string, number, integer,
+    boolean, enums, and from 2025-11-25 lists of enum values). Enum classes become titled
+    enums (member names as titles): ``enum`` + ``enumNames`` for 2025-06-18, ``oneOf`` of
+    ``{const, title}`` from 2025-11-25; Literals stay plain ``enum``. Defaults are kept on
+    booleans only for 2025-06-18 and on every primitive from 2025-11-25.
+    """
+    modern = version >= "2025-11-25"
+    adapter = _adapter(compatible_type(form), where=where, what="its form")
+    schema = clean_schema(_raw_schema(adapter, "validation", where=where), strip_optional=True)
+    types = _field_types(form)
+    properties = {
+        name: _form_field(name, prop, types.get(name), modern=modern, where=where)
+        for name, prop in schema.get("properties", {}).items()
+    }
+    out: dict[str, Any] = {"type": "object", "properties": properties}
+    if schema.get("required"):
+        out["required"] = schema["required"]
+    return out
+
+
+def _field_types(form: Any) -> dict[str, Any]:
+    fields = getattr(form, "model_fields", None)
+    if isinstance(fields, dict):
+        return {name: f.annotation for name, f in fields.items()}
+    return dict(typing_extensions.get_type_hints(form))
+
+
+def _enum_class(tp: Any) -> type[enum.Enum] | None:
+    for candidate in (tp, *typing_extensions.get_args(tp)):
+        if isinstance(candidate, type) and issubclass(candidate, enum.Enum):
+            return candidate
+    return None
+
+
+def _form_field(
+    name: str, prop: dict[str, Any], tp: Any, *, modern: bool, where: str
+) -> dict[str, Any]:
+    kind = prop.get("type")
+    if kind == "array":
+        if not modern:
+            raise DefinitionError(
+                f"{where}: field {name!r} is a multi-select, which clients "
+                "before 2025-11-25 cannot show"
+            )
+        prop = {**prop, "items": _titled(prop.get("items", {}), _enum_class(tp), modern)}
+    elif kind not in ("string", "number", "integer", "boolean"):
+        raise DefinitionError(
+            f"{where}: field {name!r} is not a primitive (string, number, "
+            "integer, boolean or an enum)"
+        )
+    else:
+        prop = _titled(prop, _enum_class(tp), modern)
+    if "default" in prop and not (modern or kind == "boolean"):
+        prop = {k: v for k, v in prop.items() if k != "default"}
+    return prop
+
+
+def _titled(prop: dict[str, Any], cls: type[enum.Enum] | None, modern: bool) -> dict[str, Any]:
+    if cls is None or "enum" not in prop:
+        return prop
+    members = [m for m in cls if m.value in prop["enum"]]
+    titles = [m.name for m in members]
+    if not modern:
+        return {**prop, "enumNames": titles}
+    rest = {k: v for k, v in prop.items() if k != "enum"}
+    options = [{"const": m.value, "title": m.name} for m in members]
+    return {**rest, ("oneOf" if prop.get("type") != "array" else "anyOf"): options}

@@ -6,8 +6,6 @@ owns the envelope, the eras and the mapping of exceptions to the wire.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
@@ -18,12 +16,14 @@ from pydantic_core import to_json
 
 from mcpkit.context import LOG_LEVELS, Context
 from mcpkit.exceptions import InvalidArguments, InvalidParams, ProtocolError, ToolError
+from mcpkit.protocol import features
 from mcpkit.protocol.scope import RequestContext
 from mcpkit.protocol.versions import ALL_VERSIONS, at_least
 from mcpkit.results import error_result
 
 if TYPE_CHECKING:
     from mcpkit.protocol.server import Server
+    from mcpkit.tools import Tool
 
 __all__ = ["HANDLERS", "Handler", "Method", "capabilities", "invalid_arguments_text"]
 
@@ -44,10 +44,17 @@ class Method:
 
 
 def capabilities(server: Server) -> dict[str, Any]:
-    """``ServerCapabilities``: only what the app has."""
+    """``ServerCapabilities``: only what the app has (the server caches it)."""
+    app = server.app
     caps: dict[str, Any] = {"logging": {}}
-    if server.app.tools:
+    if app.tools:
         caps["tools"] = {"listChanged": True}
+    if app.resources or app.resource_templates:
+        caps["resources"] = {"subscribe": True, "listChanged": True}
+    if app.prompts:
+        caps["prompts"] = {"listChanged": True}
+    if features.can_complete(server):
+        caps["completions"] = {}
     return caps
 
 
@@ -72,7 +79,7 @@ async def _set_level(server: Server, ctx: RequestContext, params: dict[str, Any]
 async def _discover(server: Server, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "supportedVersions": list(ALL_VERSIONS),
-        "capabilities": capabilities(server),
+        "capabilities": server.capabilities(),
     }
     if server.app.instructions:
         result["instructions"] = server.app.instructions
@@ -86,29 +93,7 @@ async def _tools_list(
     server: Server, ctx: RequestContext, params: dict[str, Any]
 ) -> dict[str, Any]:
     tools = list(server.app.tools.values())
-    start = _cursor_offset(params.get("cursor"), len(tools))
-    end = start + server.app.page_size
-    result: dict[str, Any] = {"tools": [tool.definition for tool in tools[start:end]]}
-    if end < len(tools):
-        result["nextCursor"] = _cursor(end)
-    return result
-
-
-def _cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
-
-
-def _cursor_offset(cursor: Any, total: int) -> int:
-    if cursor is None:
-        return 0
-    try:
-        text = base64.urlsafe_b64decode(str(cursor).encode()).decode()
-        offset = int(text.removeprefix("o:")) if text.startswith("o:") else -1
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        offset = -1
-    if not 0 <= offset <= total:
-        raise InvalidParams("Invalid params: unknown or expired cursor")
-    return offset
+    return features.paginate(tools, params, server.app.page_size, "tools")
 
 
 async def _tools_call(
@@ -125,6 +110,17 @@ async def _tools_call(
     tool = server.app.tools.get(name)
     if tool is None:
         raise InvalidParams(f"Unknown tool: {name}")
+
+    async def run() -> dict[str, Any]:
+        return await _run_tool(server, ctx, tool, arguments)
+
+    return await features.with_input(server, ctx, params, ("tools/call", name), run)
+
+
+async def _run_tool(
+    server: Server, ctx: RequestContext, tool: Tool, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    name = tool.name
     try:
         value = await tool.run(arguments, Context(ctx), server.workers)
         return tool.to_result(value, force_mirror=not at_least(ctx.protocol_version, "2025-06-18"))
@@ -179,5 +175,14 @@ HANDLERS: dict[str, Method] = {
     "server/discover": Method(_discover, handshake=False, cacheable=True),
     "tools/list": Method(_tools_list, "tools", cacheable=True),
     "tools/call": Method(_tools_call, "tools"),
+    "resources/list": Method(features.list_resources, "resources", cacheable=True),
+    "resources/templates/list": Method(features.list_templates, "resources", cacheable=True),
+    "resources/read": Method(features.read_resource, "resources", cacheable=True),
+    "resources/subscribe": Method(features.subscribe, "resources", stateless=False),
+    "resources/unsubscribe": Method(features.unsubscribe, "resources", stateless=False),
+    "prompts/list": Method(features.list_prompts, "prompts", cacheable=True),
+    "prompts/get": Method(features.get_prompt, "prompts"),
+    "completion/complete": Method(features.complete, "completions"),
+    "subscriptions/listen": Method(features.listen, handshake=False),
 }
 """Every MCP method mcpkit serves (``initialize`` is the session's own business)."""

@@ -6,18 +6,27 @@ requests carry them in ``_meta``. Both end up here, so handlers never ask which 
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from mcpkit.context import LOG_LEVELS
+from mcpkit.exceptions import MCPKitError
+from mcpkit.protocol.mrtr import InputRequired
 from mcpkit.protocol.versions import at_least
 from mcpkit.types import RequestId
 
-__all__ = ["RequestContext", "Send"]
+__all__ = ["RequestContext", "Send", "current_principal"]
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 """Writes one message to the client (the transport supplies it)."""
+
+current_principal: contextvars.ContextVar[Any] = contextvars.ContextVar(
+    "mcpkit_principal", default=None
+)
+"""The authenticated caller of the request being served (set by a transport that verifies
+credentials, such as HTTP bearer auth); each new :class:`RequestContext` picks it up."""
 
 
 @dataclass
@@ -34,7 +43,37 @@ class RequestContext:
     progress_token: str | int | None = None
     state: Any = None
     session: Any = None  # the handshake-era Session, None for stateless requests
+    principal: Any = field(default_factory=current_principal.get)
+    input_responses: dict[str, Any] = field(default_factory=dict)
+    missing_inputs: dict[str, Any] = field(default_factory=dict)
+    reader: Callable[[str], Awaitable[list[dict[str, Any]]]] | None = None
     _last_progress: float | None = field(default=None, repr=False)
+    _asked: int = field(default=0, repr=False)
+
+    async def ask(self, method: str, params: dict[str, Any], key: str | None) -> Any:
+        """Ask the client: a server request (handshake era) or an input request (stateless)."""
+        self._asked += 1
+        key = key or f"{method.split('/')[0]}-{self._asked}"
+        if self.stateless:
+            answer = self.input_responses.get(key)
+            if isinstance(answer, dict):
+                return answer
+            # Record every missing input before raising, so questions asked together
+            # (asyncio.gather) travel in one InputRequiredResult.
+            self.missing_inputs[key] = {"method": method, "params": params}
+            raise InputRequired(self.missing_inputs)
+        if self.session is None or not self.session.supports_requests:
+            raise MCPKitError(
+                f"cannot send {method} to the client: this transport answers with single JSON "
+                "responses (stateless HTTP or JSON-response mode); use a stateful SSE session "
+                "or the 2026-07-28 protocol"
+            )
+        return await self.session.request(method, params, send=self.send)
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        if self.reader is None:
+            raise MCPKitError("resources cannot be read from this request")
+        return await self.reader(uri)
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         if self.progress_token is None:

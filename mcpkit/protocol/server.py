@@ -14,7 +14,10 @@ opened.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
+import functools
+import itertools
 import logging
 from typing import Any
 
@@ -22,6 +25,7 @@ from mcpkit._workers import Workers
 from mcpkit.app import App
 from mcpkit.context import LOG_LEVELS
 from mcpkit.exceptions import (
+    ClientRequestError,
     InternalError,
     InvalidParams,
     InvalidRequest,
@@ -30,8 +34,10 @@ from mcpkit.exceptions import (
     UnsupportedProtocolVersion,
 )
 from mcpkit.protocol import jsonrpc
+from mcpkit.protocol.features import read_uri
 from mcpkit.protocol.handlers import HANDLERS, Method, capabilities
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
+from mcpkit.protocol.mrtr import StateSigner, state_key
 from mcpkit.protocol.scope import RequestContext, Send
 from mcpkit.protocol.versions import (
     BATCH_VERSION,
@@ -67,7 +73,34 @@ class Server:
         self.app = app
         self.limits = limits or Limits()
         self.workers = Workers()
+        self.signer = StateSigner(state_key(app.state_key))
         self.state: Any = None
+        self._capabilities: dict[str, Any] | None = None
+        self._lifespan: contextlib.AsyncExitStack | None = None
+        self._unsubscribe = app.subscribe(self._app_changed)
+
+    def capabilities(self) -> dict[str, Any]:
+        """The ``ServerCapabilities`` (computed once, again after the app's lists change)."""
+        if self._capabilities is None:
+            self._capabilities = capabilities(self)
+        return self._capabilities
+
+    def _app_changed(self, kind: str, uri: str | None) -> None:
+        if kind != "resource":
+            self._capabilities = None
+
+    async def start(self) -> None:
+        """Enter the App's lifespan (once; later calls do nothing)."""
+        if self._lifespan is None:
+            self._lifespan = contextlib.AsyncExitStack()
+            self.state = await self._lifespan.enter_async_context(self.app.lifespan(self.app))
+
+    async def stop(self) -> None:
+        """Leave the lifespan and stop listening to the App."""
+        self._unsubscribe()
+        stack, self._lifespan = self._lifespan, None
+        if stack is not None:
+            await stack.aclose()
 
     def session(self, send: Send) -> Session:
         """Open a connection's state; ``send`` writes one message to that client."""
@@ -85,8 +118,57 @@ class Session:
         self.client_info: dict[str, Any] | None = None
         self.log_level: str | None = None
         self.initialized = False
+        self.supports_requests = True
+        self.resource_subscriptions: set[str] = set()
         self._running: dict[RequestId, asyncio.Task[Any]] = {}
         self._cancelled: set[RequestId] = set()
+        self._background: set[asyncio.Task[Any]] = set()
+        self._pending: dict[RequestId, asyncio.Future[Any]] = {}
+        self._next_id = itertools.count(1)
+        self._loop = asyncio.get_running_loop()
+        self._unsubscribe = server.app.subscribe(self._app_changed)
+
+    def _app_changed(self, kind: str, uri: str | None) -> None:
+        """Tell this (initialized) client about changes; callable from any thread."""
+        if self.version is None:
+            return
+        if kind == "resource":
+            if uri not in self.resource_subscriptions:
+                return
+            message = _note("notifications/resources/updated", {"uri": uri})
+        else:
+            message = _note(f"notifications/{kind}/list_changed", None)
+        self._loop.call_soon_threadsafe(lambda: self._spawn(self.send(message)))
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def request(self, method: str, params: dict[str, Any], *, send: Send) -> Any:
+        """Send a request to the client and wait for its answer (handshake era)."""
+        request_id = f"mcpkit-{next(self._next_id)}"
+        future: asyncio.Future[Any] = self._loop.create_future()
+        self._pending[request_id] = future
+        try:
+            await send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            return await future
+        finally:
+            self._pending.pop(request_id, None)
+
+    def _answered(self, response: Response) -> None:
+        future = self._pending.get(response.id)
+        if future is None or future.done():
+            return  # unknown or already settled: ignore
+        if response.error is not None:
+            error = response.error if isinstance(response.error, dict) else {}
+            future.set_exception(ClientRequestError(error))
+        else:
+            future.set_result(response.result)
+
+    def close(self) -> None:
+        """Stop listening to the App (the connection is gone)."""
+        self._unsubscribe()
 
     # ------------------------------------------------------------------------- entry
 
@@ -135,7 +217,8 @@ class Session:
             self._notification(message)
             return None
         if isinstance(message, Response):
-            return None  # answers to server requests arrive with the features that send them
+            self._answered(message)
+            return None
         if in_batch and message.method == "initialize":
             return jsonrpc.error_response(
                 message.id,
@@ -198,7 +281,7 @@ class Session:
         if level is not None and level not in LOG_LEVELS:
             raise InvalidParams(f"Invalid params: unknown log level {level!r}")
         info = meta.get(META_CLIENT_INFO)
-        return RequestContext(
+        ctx = RequestContext(
             request_id=request.id,
             protocol_version=meta[META_VERSION],
             client_capabilities=meta[META_CAPABILITIES],
@@ -209,6 +292,8 @@ class Session:
             progress_token=_progress_token(meta),
             state=self.server.state,
         )
+        ctx.reader = functools.partial(read_uri, self.server, ctx)
+        return ctx
 
     def _finish_stateless(self, result: dict[str, Any], method: Method) -> dict[str, Any]:
         result.setdefault("resultType", "complete")
@@ -240,10 +325,11 @@ class Session:
             state=self.server.state,
             session=self,
         )
+        ctx.reader = functools.partial(read_uri, self.server, ctx)
         return await method.handler(self.server, ctx, params)
 
     def _offers(self, method: Method) -> bool:
-        return method.capability is None or method.capability in capabilities(self.server)
+        return method.capability is None or method.capability in self.server.capabilities()
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
         if self.version is not None:
@@ -256,7 +342,7 @@ class Session:
         app = self.server.app
         result: dict[str, Any] = {
             "protocolVersion": self.version,
-            "capabilities": capabilities(self.server),
+            "capabilities": self.server.capabilities(),
             "serverInfo": app.server_info,
         }
         if app.instructions:
@@ -281,6 +367,7 @@ class Session:
 
     async def cancel_all(self) -> None:
         """Cancel every running request (the connection is closing) and wait for them."""
+        self.close()
         tasks = list(self._running.values())
         for request_id, task in list(self._running.items()):
             self._cancelled.add(request_id)
@@ -302,3 +389,10 @@ def _progress_token(meta: Any) -> str | int | None:
     if isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool)):
         return token
     return None
+
+
+def _note(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    return message

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
 import threading
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -52,23 +53,46 @@ class Client:
         capabilities: dict[str, Any] | None = None,
         client_info: dict[str, Any] | None = None,
         initialize: bool = True,
+        elicitation: Callable[[Any], Any] | None = None,
+        sampling: Callable[[Any], Any] | None = None,
+        roots: Callable[[Any], Any] | None = None,
     ) -> None:
         self.app = app
         self.protocol_version = protocol_version
-        self.capabilities = capabilities or {}
+        self.capabilities = capabilities if capabilities is not None else {
+            kind: {}
+            for kind, handler in (("elicitation", elicitation), ("sampling", sampling),
+                                  ("roots", roots))
+            if handler is not None
+        }
         self.client_info = client_info or {"name": "mcpkit-testing", "version": __version__}
         self.stateless = protocol_version in STATELESS_VERSIONS
         self.notifications: list[dict[str, Any]] = []
         self.initialize_result: dict[str, Any] | None = None
         self._initialize = initialize
         self._ids = itertools.count(1)
+        self.handlers: dict[str, Callable[[Any], Any]] = {
+            method: handler
+            for method, handler in (
+                ("elicitation/create", elicitation),
+                ("sampling/createMessage", sampling),
+                ("roots/list", roots),
+            )
+            if handler is not None
+        }
+        self.server_requests: list[dict[str, Any]] = []
+        self.max_input_rounds = 10
+        self._server: Server | None = None
         self._session: Session | None = None
         self._sync: SyncClient | None = None
+        self._answering: set[asyncio.Task[None]] = set()
 
     # ------------------------------------------------------------------ async use
 
     async def __aenter__(self) -> Client:
-        self._session = Server(self.app).session(self._receive_notification)
+        self._server = Server(self.app)
+        await self._server.start()
+        self._session = self._server.session(self._receive_notification)
         if self._initialize and not self.stateless:
             self.initialize_result = await self.request(
                 "initialize",
@@ -84,9 +108,38 @@ class Client:
     async def __aexit__(self, *exc: object) -> None:
         if self._session is not None:
             await self._session.cancel_all()
+        for task in list(self._answering):
+            task.cancel()
+        if self._server is not None:
+            await self._server.stop()
 
     async def _receive_notification(self, message: dict[str, Any]) -> None:
-        self.notifications.append(jsonrpc.decode(jsonrpc.encode(message)))
+        message = jsonrpc.decode(jsonrpc.encode(message))
+        if "id" in message and "method" in message:  # a request from the server
+            task = asyncio.ensure_future(self._answer_server_request(message))
+            self._answering.add(task)
+            task.add_done_callback(self._answering.discard)
+            return
+        self.notifications.append(message)
+
+    async def _answer_server_request(self, message: dict[str, Any]) -> None:
+        self.server_requests.append(message)
+        response: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+        try:
+            response["result"] = await self._input_response(message["method"], message["params"])
+        except LookupError as exc:
+            response["error"] = {"code": -32601, "message": str(exc)}
+        await self.send(response)
+
+    async def _input_response(self, method: str, params: Any) -> Any:
+        """Answer a server's question with the handler given for its kind."""
+        handler = self.handlers.get(method)
+        if handler is None:
+            raise LookupError(f"this test client has no handler for {method}")
+        result = handler(params)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
 
     async def send_raw(self, data: bytes | str) -> Any:
         """Send raw bytes as one message; return the decoded response (``None``: no answer)."""
@@ -141,11 +194,29 @@ class Client:
     async def call_tool(
         self, name: str, arguments: dict[str, Any] | None = None, **params: Any
     ) -> dict[str, Any]:
-        """Call a tool and return the ``CallToolResult`` (``isError`` results are returned)."""
-        result: dict[str, Any] = await self.request(
+        """Call a tool and return the ``CallToolResult`` (``isError`` results are returned).
+
+        In the 2026-07-28 era an ``InputRequiredResult`` is answered with the client's
+        handlers and the call retried, as a real client does (up to ``max_input_rounds``).
+        """
+        return await self.with_input(
             "tools/call", {"name": name, "arguments": arguments or {}, **params}
         )
-        return result
+
+    async def with_input(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send a request, answering input requests and retrying until it completes."""
+        for _ in range(self.max_input_rounds):
+            result: dict[str, Any] = await self.request(method, params)
+            if result.get("resultType") != "input_required":
+                return result
+            responses = {
+                key: await self._input_response(asked["method"], asked.get("params"))
+                for key, asked in (result.get("inputRequests") or {}).items()
+            }
+            params = {**params, "inputResponses": responses}
+            if "requestState" in result:
+                params["requestState"] = result["requestState"]
+        raise RuntimeError(f"{method} still wanted input after {self.max_input_rounds} rounds")
 
     # ------------------------------------------------------------------- sync use
 

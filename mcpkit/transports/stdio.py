@@ -39,9 +39,19 @@ def protect_stdout() -> BinaryIO:
     return protocol_out
 
 
-def run_stdio(app: App, *, limits: Limits | None = None, max_in_flight: int = 64) -> None:
-    """Serve ``app`` on this process's stdin/stdout until stdin closes or a signal arrives."""
-    out = protect_stdout()
+def run_stdio(
+    app: App,
+    *,
+    limits: Limits | None = None,
+    max_in_flight: int = 64,
+    stdout: BinaryIO | None = None,
+) -> None:
+    """Serve ``app`` on this process's stdin/stdout until stdin closes or a signal arrives.
+
+    ``stdout`` is the protocol stream :func:`protect_stdout` returned, when the caller already
+    protected stdout (before importing user code); by default this function protects it.
+    """
+    out = stdout if stdout is not None else protect_stdout()
     asyncio.run(serve_stdio(app, sys.stdin.buffer, out, limits=limits, max_in_flight=max_in_flight))
 
 
@@ -56,6 +66,7 @@ async def serve_stdio(
     """Serve ``app`` over the given binary streams (pipes, sockets or files)."""
     loop = asyncio.get_running_loop()
     server = Server(app, limits=limits)
+    await server.start()
     write = await _writer(loop, stdout)
     done = loop.create_future()
     connection = _Connection(server, write, max_in_flight, on_close=lambda: _set(done))
@@ -63,6 +74,7 @@ async def serve_stdio(
     with _stop_on_signals(loop, connection.close):
         await done
     await connection.session.cancel_all()
+    await server.stop()
 
 
 class _Connection(asyncio.Protocol):
@@ -85,6 +97,7 @@ class _Connection(asyncio.Protocol):
         self.skipping = False  # inside a line longer than the limit
         self.tasks: set[asyncio.Task[None]] = set()
         self.answered_first = False
+        self.closed = False
 
     async def _send(self, message: dict[str, Any]) -> None:
         self.write(jsonrpc.encode(message) + b"\n")
@@ -93,20 +106,37 @@ class _Connection(asyncio.Protocol):
         self.transport = transport  # type: ignore[assignment]
 
     def data_received(self, data: bytes) -> None:
+        if self.skipping:  # the rest of a line longer than the limit: drop it
+            end = data.find(b"\n")
+            if end < 0:
+                return
+            self.skipping = False
+            data = data[end + 1 :]
         self.buffer += data
-        while (end := self.buffer.find(b"\n")) >= 0:
+        self._drain()
+
+    def _drain(self) -> None:
+        """Start the complete lines buffered, while fewer than ``max_in_flight`` run; then
+        pause reading (backpressure) or resume it."""
+        while len(self.tasks) < self.max_in_flight:
+            end = self.buffer.find(b"\n")
+            if end < 0:
+                break
             line = bytes(self.buffer[:end])
             del self.buffer[: end + 1]
-            if self.skipping:
-                self.skipping = False
-            elif line.strip():
+            if line.strip():
                 self._dispatch(line)
-        if len(self.buffer) > self.server.limits.max_bytes and not self.skipping:
+        if len(self.buffer) > self.server.limits.max_bytes and self.buffer.find(b"\n") < 0:
+            self.buffer.clear()
             self.skipping = True
-            self.buffer.clear()
             self._reject_oversized()
-        elif self.skipping:
-            self.buffer.clear()
+        if self.transport is None:
+            return
+        if len(self.tasks) >= self.max_in_flight:
+            self.transport.pause_reading()
+        else:
+            with contextlib.suppress(RuntimeError):
+                self.transport.resume_reading()
 
     def _reject_oversized(self) -> None:
         error = InvalidRequest(
@@ -118,8 +148,6 @@ class _Connection(asyncio.Protocol):
         task = asyncio.ensure_future(self._answer(line))
         self.tasks.add(task)
         task.add_done_callback(self._finished)
-        if len(self.tasks) >= self.max_in_flight and self.transport is not None:
-            self.transport.pause_reading()
 
     async def _answer(self, line: bytes) -> None:
         response = await self.session.receive(line)
@@ -131,9 +159,8 @@ class _Connection(asyncio.Protocol):
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self.tasks.discard(task)
-        if len(self.tasks) < self.max_in_flight and self.transport is not None:
-            with contextlib.suppress(RuntimeError):
-                self.transport.resume_reading()
+        if not self.closed:
+            self._drain()
 
     def eof_received(self) -> bool | None:
         self.close()
@@ -143,6 +170,7 @@ class _Connection(asyncio.Protocol):
         self.close()
 
     def close(self) -> None:
+        self.closed = True
         self.on_close()
 
 

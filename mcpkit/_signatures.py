@@ -1,0 +1,105 @@
+"""Signature -> published parameters, shared by tools, resource templates and prompts.
+
+Stage one (decoration) only checks the signature's shape; stage two (compile) resolves the
+hints, separates the injected ``Context`` parameters and attaches docstring text.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import typing_extensions
+
+from mcpkit._docstrings import parse_docstring
+from mcpkit.context import Context
+from mcpkit.exceptions import DefinitionError
+from mcpkit.schema import EMPTY, Param
+
+__all__ = ["Parameters", "check_signature", "parameters", "resolve_hints"]
+
+
+def check_signature(fn: Callable[..., Any], where: str) -> inspect.Signature:
+    """Reject signatures no client could call, naming the parameter and the fix."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError) as exc:
+        raise DefinitionError(f"{where}: cannot read the signature of {fn!r}: {exc}") from exc
+    for param in signature.parameters.values():
+        _check_parameter(param, where)
+    return signature
+
+
+def _check_parameter(param: inspect.Parameter, where: str) -> None:
+    name = param.name
+    if param.kind is param.VAR_POSITIONAL:
+        raise DefinitionError(f"{where}: *{name} cannot be sent by a client; list each argument")
+    if param.kind is param.VAR_KEYWORD:
+        raise DefinitionError(
+            f"{where}: **{name} cannot be described by a schema; list each "
+            "argument or take one model/TypedDict parameter"
+        )
+    if param.kind is param.POSITIONAL_ONLY:
+        raise DefinitionError(
+            f"{where}: parameter {name!r} is positional-only; clients send "
+            "arguments by name, so remove the '/'"
+        )
+    if name.startswith("_"):
+        raise DefinitionError(
+            f"{where}: parameter {name!r} starts with '_'; rename it (a "
+            "client cannot see private parameters)"
+        )
+    if param.annotation is EMPTY:
+        raise DefinitionError(
+            f"{where}: parameter {name!r} has no type annotation; add one "
+            f"(e.g. '{name}: str') so mcpkit can publish its schema"
+        )
+
+
+def resolve_hints(fn: Callable[..., Any], where: str) -> dict[str, Any]:
+    """Evaluate the annotations (forward references, ``from __future__ import annotations``)."""
+    try:
+        return typing.get_type_hints(fn, include_extras=True)
+    except NameError as exc:
+        raise DefinitionError(
+            f"{where}: an annotation cannot be resolved: {exc}; define or "
+            "import that name at module level"
+        ) from exc
+    except TypeError as exc:
+        raise DefinitionError(f"{where}: an annotation is not a valid type: {exc}") from exc
+
+
+def is_context(hint: Any) -> bool:
+    """``Context``, ``Context | None`` or ``Annotated[Context, ...]``."""
+    if typing_extensions.get_origin(hint) is typing_extensions.Annotated:
+        hint = typing_extensions.get_args(hint)[0]
+    args = typing_extensions.get_args(hint)
+    if args and type(None) in args:
+        hint = next(a for a in args if a is not type(None))
+    return isinstance(hint, type) and issubclass(hint, Context)
+
+
+@dataclass(frozen=True)
+class Parameters:
+    """A compiled signature: published parameters, injected ones, return hint, prose."""
+
+    params: list[Param]
+    context_names: tuple[str, ...]
+    returns: Any
+    description: str | None
+
+
+def parameters(fn: Callable[..., Any], signature: inspect.Signature, where: str) -> Parameters:
+    """Resolve a checked signature into published and injected parameters."""
+    hints = resolve_hints(fn, where)
+    doc = parse_docstring(fn.__doc__)
+    context_names = tuple(n for n in signature.parameters if is_context(hints.get(n)))
+    params = [
+        Param(name, hints[name], p.default, doc.params.get(name))
+        for name, p in signature.parameters.items()
+        if name not in context_names
+    ]
+    return Parameters(params, context_names, hints.get("return", EMPTY), doc.description)

@@ -1,0 +1,282 @@
+"""Resources: static ones (a fixed URI) and templates (RFC 6570 ``{var}`` / ``{+path}``).
+
+::
+
+    @app.resource("config://app", mime_type="application/json")
+    def config() -> dict[str, str]: ...
+
+    @app.resource("users://{user_id}/profile")
+    def profile(user_id: int) -> str: ...      # "users://42/profile" -> user_id=42
+
+Template variables arrive as strings and are parsed strictly into the parameter's type
+(``"42"`` -> 42; ``"4x"`` is an error). A function returns ``str`` (text), ``bytes`` (a base64
+blob), a model / dict / list (JSON text), :class:`Contents` or a list of those.
+"""
+
+from __future__ import annotations
+
+import base64
+import mimetypes
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import to_json
+
+from mcpkit._arguments import error_detail
+from mcpkit._signatures import check_signature, parameters
+from mcpkit._workers import Workers, invoke
+from mcpkit.context import Context
+from mcpkit.exceptions import DefinitionError, InvalidParams, ResourceNotFound
+from mcpkit.schema import arguments_schema
+
+__all__ = ["Contents", "Resource", "ResourceTemplate", "directory_reader", "template_variables"]
+
+_VARIABLE = re.compile(r"\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@dataclass(frozen=True)
+class Contents:
+    """One piece of a resource's contents: ``text`` or ``blob`` (bytes, base64 on the wire)."""
+
+    text: str | None = None
+    blob: bytes | None = None
+    mime_type: str | None = None
+    uri: str | None = None
+    meta: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.text is None) == (self.blob is None):
+            raise ValueError("Contents takes exactly one of text= or blob=")
+
+    def to_wire(self, uri: str, default_mime: str | None) -> dict[str, Any]:
+        out: dict[str, Any] = {"uri": self.uri or uri}
+        mime = self.mime_type or default_mime
+        if mime:
+            out["mimeType"] = mime
+        if self.text is not None:
+            out["text"] = self.text
+        else:
+            out["blob"] = base64.b64encode(self.blob or b"").decode("ascii")
+        if self.meta:
+            out["_meta"] = self.meta
+        return out
+
+
+def contents_of(value: Any, uri: str, mime_type: str | None) -> list[dict[str, Any]]:
+    """A returned value -> ``contents`` (never empty)."""
+    if isinstance(value, Contents):
+        return [value.to_wire(uri, mime_type)]
+    if isinstance(value, list) and value and all(isinstance(v, Contents) for v in value):
+        return [v.to_wire(uri, mime_type) for v in value]
+    if isinstance(value, str):
+        return [Contents(text=value).to_wire(uri, mime_type or "text/plain")]
+    if isinstance(value, (bytes, bytearray)):
+        blob = Contents(blob=bytes(value))
+        return [blob.to_wire(uri, mime_type or "application/octet-stream")]
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json")
+    text = to_json(value, fallback=str).decode()
+    return [Contents(text=text).to_wire(uri, mime_type or "application/json")]
+
+
+class _Readable:
+    """What static resources and templates share: identity, options and the call."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        where: str,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        annotations: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> None:
+        self.fn = fn
+        self.name = name if name is not None else getattr(fn, "__name__", "resource")
+        self.where = where
+        self.title = title
+        self.explicit_description = description
+        self.mime_type = mime_type
+        self.icons = icons
+        self.annotations = annotations
+        self.meta = meta
+        self.signature = check_signature(fn, where)
+
+    @cached_property
+    def _parameters(self) -> Any:
+        return parameters(self.fn, self.signature, self.where)
+
+    def _common(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.name}
+        description = self.explicit_description
+        if description is None:
+            description = self._parameters.description
+        extra = {
+            "title": self.title,
+            "description": description,
+            "mimeType": self.mime_type,
+            "icons": self.icons,
+            "annotations": self.annotations,
+            "_meta": self.meta,
+        }
+        out.update({k: v for k, v in extra.items() if v})
+        return out
+
+    async def _read(
+        self, uri: str, kwargs: dict[str, Any], context: Context | None, workers: Workers
+    ) -> list[dict[str, Any]]:
+        for name in self._parameters.context_names:
+            kwargs[name] = context
+        value = await invoke(self.fn, kwargs, workers)
+        return contents_of(value, uri, self.mime_type)
+
+
+class Resource(_Readable):
+    """A resource with a fixed URI."""
+
+    def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
+        super().__init__(fn, where=f"resource {uri!r}", **options)
+        if template_variables(uri):
+            raise DefinitionError(f"{self.where}: has template variables; use a template")
+        self.uri = uri
+        self._no_parameters(
+            [n for n, p in self.signature.parameters.items() if not _is_context_name(p.annotation)]
+        )
+
+    def _no_parameters(self, names: list[str]) -> None:
+        if names:
+            raise DefinitionError(
+                f"{self.where}: a static resource takes no parameters (got "
+                f"{', '.join(names)}); put {{variables}} in the URI for a template"
+            )
+
+    def compile(self) -> None:
+        self._no_parameters([p.name for p in self._parameters.params])
+
+    @property
+    def definition(self) -> dict[str, Any]:
+        return {"uri": self.uri, **self._common()}
+
+    async def read(self, context: Context | None, workers: Workers) -> list[dict[str, Any]]:
+        return await self._read(self.uri, {}, context, workers)
+
+
+class ResourceTemplate(_Readable):
+    """A URI template whose variables are the function's parameters."""
+
+    def __init__(self, uri_template: str, fn: Callable[..., Any], **options: Any) -> None:
+        super().__init__(fn, where=f"resource template {uri_template!r}", **options)
+        self.uri_template = uri_template
+        self.variables = template_variables(uri_template)
+        self._pattern = _template_regex(uri_template)
+        self._check_variables()
+
+    def _check_variables(self) -> None:
+        declared = {
+            n for n, p in self.signature.parameters.items() if not _is_context_name(p.annotation)
+        }
+        wanted = set(self.variables)
+        missing, extra = sorted(wanted - declared), sorted(declared - wanted)
+        if missing or extra:
+            raise DefinitionError(
+                f"{self.where}: the function's parameters must match the template's variables "
+                f"exactly (missing parameters: {missing or 'none'}; parameters not in the "
+                f"template: {extra or 'none'})"
+            )
+
+    @cached_property
+    def _adapter(self) -> Any:
+        return arguments_schema(self._parameters.params, where=self.where)
+
+    def compile(self) -> None:
+        _ = self._adapter
+
+    @property
+    def definition(self) -> dict[str, Any]:
+        return {"uriTemplate": self.uri_template, **self._common()}
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        found = self._pattern.fullmatch(uri)
+        return found.groupdict() if found else None
+
+    def parse(self, values: dict[str, str]) -> dict[str, Any]:
+        """Strings -> typed values, strictly; ``-32602`` with the detail when they don't fit."""
+        built = self._adapter
+        try:
+            parsed: dict[str, Any] = built.adapter.validate_strings(values, strict=True)
+        except ValidationError as exc:
+            raise InvalidParams("Invalid params", error_detail(exc, built.schema)) from None
+        return parsed
+
+    async def read(
+        self, uri: str, values: dict[str, str], context: Context | None, workers: Workers
+    ) -> list[dict[str, Any]]:
+        return await self._read(uri, self.parse(values), context, workers)
+
+
+def _is_context_name(annotation: Any) -> bool:
+    """Decoration-time guess (annotations may still be strings): is this the Context?"""
+    if isinstance(annotation, str):
+        return annotation.split(".")[-1].split("|")[0].strip() == "Context"
+    return isinstance(annotation, type) and issubclass(annotation, Context)
+
+
+def template_variables(uri_template: str) -> tuple[str, ...]:
+    return tuple(name for _, name in _VARIABLE.findall(uri_template))
+
+
+def _template_regex(uri_template: str) -> re.Pattern[str]:
+    pattern, last = [], 0
+    for found in _VARIABLE.finditer(uri_template):
+        pattern.append(re.escape(uri_template[last : found.start()]))
+        body = ".+" if found.group(1) else "[^/?#]+"
+        pattern.append(f"(?P<{found.group(2)}>{body})")
+        last = found.end()
+    pattern.append(re.escape(uri_template[last:]))
+    return re.compile("".join(pattern))
+
+
+# ------------------------------------------------------------------------ directories
+
+
+def directory_reader(root: str | Path) -> Callable[[str], Contents]:
+    """A reader for files under ``root`` that refuses to leave it.
+
+    ``..`` parts, absolute paths and symlinks that resolve outside ``root`` are refused with
+    ``-32602``; a missing file is a resource that does not exist.
+    """
+    base = Path(root).resolve(strict=True)
+
+    def read(path: str) -> Contents:
+        target = _inside(base, path)
+        mime, _ = mimetypes.guess_type(target.name)
+        data = target.read_bytes()
+        if mime is None or mime.startswith("text/") or mime == "application/json":
+            try:
+                return Contents(text=data.decode("utf-8"), mime_type=mime or "text/plain")
+            except UnicodeDecodeError:
+                pass
+        return Contents(blob=data, mime_type=mime or "application/octet-stream")
+
+    return read
+
+
+def _inside(base: Path, relative: str) -> Path:
+    parts = Path(relative).parts
+    if Path(relative).is_absolute() or ".." in parts or "\\" in relative:
+        raise InvalidParams(f"Invalid params: path {relative!r} leaves the served directory")
+    target = (base / relative).resolve()
+    if base != target and base not in target.parents:
+        raise InvalidParams(f"Invalid params: path {relative!r} leaves the served directory")
+    if not target.is_file():
+        raise ResourceNotFound(data={"uri": relative})
+    return target
