@@ -43,11 +43,16 @@ def test_example_serves_its_tool() -> None:
                     "enum": ["arm64", "x86_64"],
                     "description": "CPU architecture to build for.",
                 },
+                "release": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "Build with optimisations.",
+                },
             },
             "required": ["project_dir", "arch"],
         }
         result = client.call_tool("build-app", {"project_dir": ".", "arch": "arm64"})
-        assert result["structuredContent"] == {"exit_code": 0, "output": "./app-arm64.pkg"}
+        assert result["structuredContent"] == {"exit_code": 0, "output": "./app-debug-arm64.pkg"}
 
 
 def test_testing_snippet_runs() -> None:
