@@ -84,5 +84,7 @@ def _find_app(module: ModuleType, attr: str | None, target: str) -> App:
             raise TargetError(f"{target}: {module.__name__} has no attribute {attr!r}")
         obj = getattr(obj, part)
     if not isinstance(obj, App):
-        raise TargetError(f"{target}: {attr!r} is a {type(obj).__name__}, not an mcpkit App")
+        raise TargetError(
+            f"{target}: {attr!r} is not an mcpkit App (it is of type {type(obj).__name__})"
+        )
     return obj

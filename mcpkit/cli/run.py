@@ -1,14 +1,17 @@
-"""``mcpkit run TARGET``: serve an App (stdio now; HTTP arrives with its issue)."""
+"""``mcpkit run TARGET``: serve an App over stdio or Streamable HTTP (uvicorn)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+from typing import Any
 
 import click
 
 from mcpkit.cli.loader import TargetError, load_app
 
-__all__ = ["run"]
+__all__ = ["http_app_from_env", "run"]
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -17,7 +20,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 @click.argument("target")
 @click.option(
     "--transport",
-    type=click.Choice(["stdio"]),
+    type=click.Choice(["stdio", "http"]),
     default="stdio",
     show_default=True,
     help="How clients connect.",
@@ -29,22 +32,97 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
     show_default=True,
     help="Server log level (logs go to stderr).",
 )
-def run(target: str, transport: str, log_level: str) -> None:
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to bind.")
+@click.option("--port", default=8000, show_default=True, help="HTTP: the port to bind.")
+@click.option("--path", default="/mcp", show_default=True, help="HTTP: the MCP endpoint's path.")
+@click.option(
+    "--stateless", is_flag=True, help="HTTP: no sessions; any worker answers any request."
+)
+@click.option("--json-response", is_flag=True, help="HTTP: answer with JSON, never SSE.")
+@click.option("--workers", default=1, show_default=True, help="HTTP: worker processes.")
+def run(target: str, transport: str, log_level: str, **http: Any) -> None:
     """Serve the App that TARGET names (pkg.module:app or path/to/file.py:app).
 
     Over stdio the server reads JSON-RPC messages on stdin and writes only protocol messages on
-    stdout; everything else, including a tool's print(), goes to stderr.
+    stdout; everything else, including a tool's print(), goes to stderr. With --transport http
+    it serves Streamable HTTP with uvicorn (pip install "mcpkit[http]").
     """
     logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    if transport == "http":
+        _serve_http(target, log_level, **http)
+        return
+    from mcpkit.transports.stdio import protect_stdout, run_stdio
+
+    # Before the user's module runs: its import-time print()s must not reach the protocol.
+    out = protect_stdout()
     try:
         app = load_app(target)
     except TargetError as exc:
-        raise click.UsageError(str(exc)) from None
-    from mcpkit.transports.stdio import run_stdio
-
+        # One clear line and exit code 2 (a usage error), without click's usage banner.
+        click.echo(f"mcpkit run: error: {exc}", err=True)
+        raise click.exceptions.Exit(2) from None
     click.echo(
         f"mcpkit: serving {app.name!r} {app.version} ({len(app.tools)} tools) over "
         "stdio; waiting for a client on stdin",
         err=True,
     )
-    run_stdio(app)
+    run_stdio(app, stdout=out)
+
+
+# ----------------------------------------------------------------------------- HTTP
+
+TARGET_ENV = "MCPKIT_TARGET"
+OPTIONS_ENV = "MCPKIT_HTTP_OPTIONS"
+
+
+def _serve_http(
+    target: str,
+    log_level: str,
+    *,
+    host: str,
+    port: int,
+    path: str,
+    stateless: bool,
+    json_response: bool,
+    workers: int,
+) -> None:
+    try:
+        import uvicorn
+    except ImportError:
+        click.echo('mcpkit run: error: HTTP needs uvicorn: pip install "mcpkit[http]"', err=True)
+        raise click.exceptions.Exit(2) from None
+    app = _load_or_exit(target)  # in this process too, so a bad TARGET fails before any worker
+    options = {"path": path, "stateless": stateless, "json_response": json_response}
+    os.environ[TARGET_ENV] = target
+    os.environ[OPTIONS_ENV] = json.dumps(options)
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(
+        f"mcpkit: serving {app.name!r} {app.version} ({len(app.tools)} tools) over Streamable "
+        f"HTTP at http://{shown}:{port}{path} ({workers} worker{'s' if workers > 1 else ''})",
+        err=True,
+    )
+    served: Any = app.asgi(**options) if workers == 1 else "mcpkit.cli.run:http_app_from_env"
+    uvicorn.run(
+        served,
+        factory=workers > 1,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=log_level,
+        access_log=False,
+        timeout_graceful_shutdown=3,
+    )
+
+
+def _load_or_exit(target: str) -> Any:
+    try:
+        return load_app(target)
+    except TargetError as exc:
+        click.echo(f"mcpkit run: error: {exc}", err=True)
+        raise click.exceptions.Exit(2) from None
+
+
+def http_app_from_env() -> Any:
+    """The uvicorn app factory for ``--workers``: each worker loads the TARGET itself."""
+    options = json.loads(os.environ.get(OPTIONS_ENV, "{}"))
+    return load_app(os.environ[TARGET_ENV]).asgi(**options)

@@ -1,0 +1,395 @@
+"""Requests run concurrently; cancellation, progress and logging notifications; backpressure."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from typing import Any
+
+import pytest
+
+from mcpkit import App, Context
+from mcpkit.testing import Client
+from mcpkit.transports.stdio import serve_stdio
+
+V = "io.modelcontextprotocol/protocolVersion"
+CAPS = "io.modelcontextprotocol/clientCapabilities"
+LEVEL = "io.modelcontextprotocol/logLevel"
+INFO = "io.modelcontextprotocol/clientInfo"
+META = {V: "2026-07-28", CAPS: {}}
+TIMEOUT = 5.0
+
+
+class Gate:
+    """What the slow tools wait on, and what they saw."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.started = asyncio.Event()
+        self.running = 0
+        self.peak = 0
+        self.cancelled: list[str] = []
+
+
+gate = Gate()
+app = App("concurrent", "1.0")
+
+
+@app.tool
+async def slow(tag: str) -> str:
+    """Wait until released."""
+    gate.running += 1
+    gate.peak = max(gate.peak, gate.running)
+    gate.started.set()
+    try:
+        await gate.release.wait()
+    except asyncio.CancelledError:
+        gate.cancelled.append(tag)
+        raise
+    finally:
+        gate.running -= 1
+    return f"slow {tag}"
+
+
+@app.tool
+def fast() -> str:
+    """Answer at once."""
+    return "fast"
+
+
+@app.tool
+async def steps(ctx: Context) -> str:
+    """Report progress, some of it not increasing."""
+    await ctx.report_progress(1, 4, "one")
+    await ctx.report_progress(2, 4)
+    await ctx.report_progress(2, 4, "again: dropped")
+    await ctx.report_progress(1.5, None, "backwards: dropped")
+    await ctx.report_progress(3.5, message="three and a half")
+    return "done"
+
+
+@app.tool
+async def chatty(ctx: Context) -> str:
+    """Log at four levels."""
+    await ctx.debug("d")
+    await ctx.info({"step": 1})
+    await ctx.warning("w", logger="disk")
+    await ctx.error("e")
+    return "ok"
+
+
+@app.tool
+async def whoami(ctx: Context) -> dict[str, Any]:
+    """What the context knows."""
+    return {
+        "request_id": ctx.request_id,
+        "protocol_version": ctx.protocol_version,
+        "client_info": ctx.client_info,
+        "client_capabilities": ctx.client_capabilities,
+    }
+
+
+def req(request_id: Any, method: str, params: Any = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def call(request_id: Any, name: str, arguments: Any = None, **params: Any) -> dict[str, Any]:
+    return req(request_id, "tools/call", {"name": name, "arguments": arguments or {}, **params})
+
+
+def cancel(request_id: Any) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": request_id, "reason": "user"},
+    }
+
+
+def text(response: dict[str, Any]) -> str:
+    value: str = response["result"]["content"][0]["text"]
+    return value
+
+
+def run(coroutine: Any) -> Any:
+    global gate
+    gate = Gate()
+    return asyncio.run(asyncio.wait_for(coroutine, TIMEOUT))
+
+
+# ------------------------------------------------------------------------------ concurrency
+
+
+def test_a_slow_tool_delays_neither_ping_nor_another_call() -> None:
+    async def scenario() -> list[Any]:
+        async with Client(app, protocol_version="2025-06-18") as client:
+            slow_call = asyncio.create_task(client.send(call(1, "slow", {"tag": "a"})))
+            await gate.started.wait()
+            pong = await client.send(req(2, "ping"))
+            quick = await client.send(call(3, "fast"))
+            assert not slow_call.done()
+            gate.release.set()
+            return [pong, quick, await slow_call]
+
+    pong, quick, slow_answer = run(scenario())
+    assert pong == {"jsonrpc": "2.0", "id": 2, "result": {}}
+    assert text(quick) == "fast"
+    assert (slow_answer["id"], text(slow_answer)) == (1, "slow a")
+
+
+def test_cancellation_really_cancels_and_sends_no_response() -> None:
+    async def scenario() -> tuple[Any, Any, list[str]]:
+        async with Client(app, protocol_version="2025-11-25") as client:
+            slow_call = asyncio.create_task(client.send(call("c-1", "slow", {"tag": "x"})))
+            await gate.started.wait()
+            assert await client.send(cancel("c-1")) is None
+            answer = await slow_call
+            after = await client.send(req(2, "ping"))
+            return answer, after, gate.cancelled
+
+    answer, after, cancelled = run(scenario())
+    assert answer is None  # no response at all for the cancelled request
+    assert cancelled == ["x"]  # the tool itself saw CancelledError
+    assert after == {"jsonrpc": "2.0", "id": 2, "result": {}}
+
+
+def test_cancellation_in_the_stateless_era() -> None:
+    async def scenario() -> tuple[Any, list[str]]:
+        async with Client(app, protocol_version="2026-07-28") as client:
+            slow_call = asyncio.create_task(client.send(call(7, "slow", {"tag": "s"}, _meta=META)))
+            await gate.started.wait()
+            await client.send(cancel(7))
+            return await slow_call, gate.cancelled
+
+    assert run(scenario()) == (None, ["s"])
+
+
+@pytest.mark.parametrize("request_id", [999, "nope", None, 1.5, {"x": 1}])
+def test_unknown_or_invalid_cancel_ids_are_ignored(request_id: Any) -> None:
+    async def scenario() -> tuple[Any, Any, Any]:
+        async with Client(app, protocol_version="2025-06-18") as client:
+            slow_call = asyncio.create_task(client.send(call(1, "slow", {"tag": "k"})))
+            await gate.started.wait()
+            ignored = await client.send(cancel(request_id))
+            gate.release.set()
+            return ignored, await slow_call, await client.send(call(1, "fast"))
+
+    ignored, answer, again = run(scenario())
+    assert ignored is None
+    assert text(answer) == "slow k"
+    assert text(again) == "fast"
+
+
+def test_cancelling_a_finished_request_is_ignored() -> None:
+    async def scenario() -> tuple[Any, Any]:
+        async with Client(app, protocol_version="2025-06-18") as client:
+            first = await client.send(call(1, "fast"))
+            await client.send(cancel(1))
+            return first, await client.send(call(1, "fast"))
+
+    first, second = run(scenario())
+    assert text(first) == text(second) == "fast"
+
+
+# --------------------------------------------------------------------------------- progress
+
+
+def progress(
+    token: Any, value: float, total: float | None = None, message: str | None = None
+) -> Any:
+    params: dict[str, Any] = {"progressToken": token, "progress": value}
+    if total is not None:
+        params["total"] = total
+    if message is not None:
+        params["message"] = message
+    return {"jsonrpc": "2.0", "method": "notifications/progress", "params": params}
+
+
+@pytest.mark.parametrize("token", ["tok-1", 42, 0])
+def test_progress_with_a_token_is_strictly_increasing(token: Any) -> None:
+    async def scenario() -> tuple[Any, list[dict[str, Any]]]:
+        async with Client(app, protocol_version="2025-06-18") as client:
+            answer = await client.send(call(1, "steps", _meta={"progressToken": token}))
+            return answer, client.notifications
+
+    answer, notes = run(scenario())
+    assert text(answer) == "done"
+    assert notes == [
+        progress(token, 1, 4, "one"),
+        progress(token, 2, 4),
+        progress(token, 3.5, None, "three and a half"),
+    ]
+
+
+def test_progress_message_only_from_2025_03_26() -> None:
+    async def scenario() -> list[dict[str, Any]]:
+        async with Client(app, protocol_version="2024-11-05") as client:
+            await client.send(call(1, "steps", _meta={"progressToken": "t"}))
+            return client.notifications
+
+    assert run(scenario()) == [progress("t", 1, 4), progress("t", 2, 4), progress("t", 3.5)]
+
+
+@pytest.mark.parametrize("meta", [None, {}, {"progressToken": None}, {"progressToken": 1.5}])
+def test_no_progress_without_a_valid_token(meta: Any) -> None:
+    async def scenario() -> tuple[Any, list[dict[str, Any]]]:
+        async with Client(app, protocol_version="2025-06-18") as client:
+            extra = {} if meta is None else {"_meta": meta}
+            answer = await client.send(call(1, "steps", **extra))
+            return answer, client.notifications
+
+    answer, notes = run(scenario())
+    assert text(answer) == "done"
+    assert notes == []
+
+
+def test_progress_in_the_stateless_era() -> None:
+    async def scenario() -> list[dict[str, Any]]:
+        async with Client(app, protocol_version="2026-07-28") as client:
+            await client.send(call(1, "steps", _meta={**META, "progressToken": "p"}))
+            return client.notifications
+
+    assert run(scenario())[0] == progress("p", 1, 4, "one")
+
+
+# ---------------------------------------------------------------------------------- logging
+
+
+def message(level: str, data: Any, logger: str | None = None) -> dict[str, Any]:
+    params: dict[str, Any] = {"level": level, "data": data}
+    if logger is not None:
+        params["logger"] = logger
+    return {"jsonrpc": "2.0", "method": "notifications/message", "params": params}
+
+
+def test_handshake_logging_waits_for_set_level() -> None:
+    async def scenario() -> tuple[list[Any], list[Any], list[Any], Any]:
+        async with Client(app, protocol_version="2025-06-18") as client:
+            await client.send(call(1, "chatty"))
+            before = list(client.notifications)
+            assert await client.send(req(2, "logging/setLevel", {"level": "warning"})) == {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "result": {},
+            }
+            await client.send(call(3, "chatty"))
+            warned = list(client.notifications)
+            client.notifications.clear()
+            await client.send(req(4, "logging/setLevel", {"level": "debug"}))
+            await client.send(call(5, "chatty"))
+            everything = list(client.notifications)
+            bad = await client.send(req(6, "logging/setLevel", {"level": "verbose"}))
+            return before, warned, everything, bad
+
+    before, warned, everything, bad = run(scenario())
+    assert before == []
+    assert warned == [message("warning", "w", "disk"), message("error", "e")]
+    assert everything == [
+        message("debug", "d"),
+        message("info", {"step": 1}),
+        message("warning", "w", "disk"),
+        message("error", "e"),
+    ]
+    assert bad["error"]["code"] == -32602
+    assert bad["error"]["message"].startswith("Invalid params: unknown log level 'verbose'")
+
+
+@pytest.mark.parametrize("params", [{}, {"level": None}, {"level": "WARNING"}, {"level": 3}])
+def test_set_level_with_an_unknown_level_is_invalid_params(params: dict[str, Any]) -> None:
+    async def scenario() -> Any:
+        async with Client(app, protocol_version="2025-11-25") as client:
+            return await client.send(req(1, "logging/setLevel", params))
+
+    assert run(scenario())["error"]["code"] == -32602
+
+
+def test_stateless_logging_only_with_a_log_level_in_meta() -> None:
+    async def scenario() -> tuple[list[Any], list[Any], list[Any], Any]:
+        async with Client(app, protocol_version="2026-07-28") as client:
+            await client.send(call(1, "chatty", _meta=META))
+            without = list(client.notifications)
+            await client.send(call(2, "chatty", _meta={**META, LEVEL: "error"}))
+            only_error = list(client.notifications)
+            client.notifications.clear()
+            await client.send(call(3, "chatty", _meta=META))  # that level was for one request
+            after = list(client.notifications)
+            bad = await client.send(call(4, "chatty", _meta={**META, LEVEL: "loud"}))
+            return without, only_error, after, bad
+
+    without, only_error, after, bad = run(scenario())
+    assert without == []
+    assert only_error == [message("error", "e")]
+    assert after == []
+    assert bad == {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "error": {"code": -32602, "message": "Invalid params: unknown log level 'loud'"},
+    }
+
+
+# ---------------------------------------------------------------------------------- context
+
+
+def test_the_context_knows_the_request_in_both_eras() -> None:
+    info = {"name": "probe", "version": "9"}
+    caps: dict[str, Any] = {"sampling": {}}
+
+    async def scenario() -> tuple[Any, Any]:
+        async with Client(
+            app, protocol_version="2025-06-18", client_info=info, capabilities=caps
+        ) as client:
+            handshake = await client.send(call("r-1", "whoami"))
+        async with Client(
+            app, protocol_version="2026-07-28", client_info=info, capabilities=caps
+        ) as client:
+            stateless = await client.send(call(5, "whoami", _meta={**META, CAPS: caps, INFO: info}))
+        return handshake["result"]["structuredContent"], stateless["result"]["structuredContent"]
+
+    handshake, stateless = run(scenario())
+    expected = {"client_info": info, "client_capabilities": caps}
+    assert handshake == {"request_id": "r-1", "protocol_version": "2025-06-18", **expected}
+    assert stateless == {"request_id": 5, "protocol_version": "2026-07-28", **expected}
+
+
+# ----------------------------------------------------------------------------- backpressure
+
+
+def test_at_most_max_in_flight_calls_run_and_input_waits() -> None:
+    """Over a real pipe: with max_in_flight=2, the third call starts only when one finishes."""
+
+    async def scenario() -> tuple[int, int, list[str]]:
+        in_read, in_write = os.pipe()
+        out_read, out_write = os.pipe()
+        stdin, stdout = os.fdopen(in_read, "rb", 0), os.fdopen(out_write, "wb", 0)
+        server = asyncio.create_task(serve_stdio(app, stdin, stdout, max_in_flight=2))
+        lines = [
+            b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
+        ]
+        lines += [
+            b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow","arguments":{"tag":"%d"}}}'
+            % (i, i)
+            for i in range(1, 7)
+        ]
+        os.write(in_write, b"\n".join(lines) + b"\n")
+        await gate.started.wait()
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+        held = gate.peak
+        gate.release.set()
+        reader = os.fdopen(out_read, "rb", 0)
+        loop = asyncio.get_running_loop()
+        buffer = b""
+        while buffer.count(b"\n") < 7:
+            buffer += await loop.run_in_executor(None, reader.read, 65536)
+        os.close(in_write)
+        await server
+        reader.close()
+        got = sorted(line.decode() for line in buffer.splitlines() if b'"slow ' in line)
+        return held, gate.peak, got
+
+    held, peak, got = run(scenario())
+    assert held == 2  # two calls ran; the other four waited for a free slot
+    assert peak <= 2
+    assert len(got) == 6

@@ -1,0 +1,218 @@
+"""The JSON-RPC 2.0 envelope, I/O-free: ``decode``, ``parse``, ``encode`` and the error shapes
+they produce on the wire (through the in-memory client's ``send_raw``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from mcpkit import App
+from mcpkit.exceptions import InvalidRequest, ParseError
+from mcpkit.protocol import jsonrpc
+from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
+from mcpkit.testing import Client, SyncClient
+
+app = App("envelope", "1.0")
+
+
+@app.tool
+def echo(text: str) -> str:
+    """Echo the text."""
+    return text
+
+
+def parse_error() -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+
+
+def invalid(request_id: Any) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "error": {"code": -32600, "message": "Invalid Request"},
+    }
+
+
+@pytest.fixture
+def client() -> Any:
+    with Client(app, protocol_version="2025-06-18") as connected:
+        yield connected
+
+
+# ------------------------------------------------------------------------------------ -32700
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"{", b"not json", b'{"jsonrpc": "2.0", "id": 1,}', b"\xff\xfe{}", b'{"a": "\xc3"}', b"NaN"],
+    ids=["truncated", "text", "trailing-comma", "bad-utf8-bom", "bad-utf8-inside", "nan"],
+)
+def test_bad_json_or_utf8_is_a_parse_error_with_null_id(client: SyncClient, raw: bytes) -> None:
+    assert client.send_raw(raw) == parse_error()
+
+
+def test_decode_raises_parse_error() -> None:
+    with pytest.raises(ParseError):
+        jsonrpc.decode(b"\xc3\x28")
+
+
+# ------------------------------------------------------------------------------------ -32600
+
+
+@pytest.mark.parametrize(
+    ("message", "request_id"),
+    [
+        ({"id": 1, "method": "ping"}, 1),
+        ({"jsonrpc": "1.0", "id": 2, "method": "ping"}, 2),
+        ({"jsonrpc": 2.0, "id": "two", "method": "ping"}, "two"),
+        ({"jsonrpc": "2.0", "id": 3, "method": 5}, 3),
+        ({"jsonrpc": "2.0", "id": 4, "method": None}, 4),
+        ({"jsonrpc": "2.0", "id": 5, "method": "ping", "params": 3}, 5),
+        ({"jsonrpc": "2.0", "id": 6, "method": "ping", "params": "x"}, 6),
+        ({"jsonrpc": "2.0", "id": 7, "method": "ping", "params": None}, 7),
+        ({"jsonrpc": "2.0", "id": None, "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "id": 1.5, "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "id": True, "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "id": [1], "method": "ping"}, None),
+        ({"jsonrpc": "2.0", "method": 5}, None),
+        ({"method": "ping"}, None),
+        ({"jsonrpc": "2.0", "method": "ping", "params": 3}, None),
+        ({"jsonrpc": "2.0"}, None),
+        ({"jsonrpc": "2.0", "id": 8}, 8),
+        ("ping", None),
+        (42, None),
+        (None, None),
+    ],
+)
+def test_not_a_request_object_is_invalid_request(
+    client: SyncClient, message: Any, request_id: Any
+) -> None:
+    assert client.send(message) == invalid(request_id)
+
+
+def test_parse_rejects_and_accepts() -> None:
+    assert jsonrpc.parse({"jsonrpc": "2.0", "id": 1, "method": "m"}) == Request(1, "m")
+    assert jsonrpc.parse({"jsonrpc": "2.0", "id": "a", "method": "m", "params": [1]}) == Request(
+        "a", "m", [1]
+    )
+    assert jsonrpc.parse({"jsonrpc": "2.0", "method": "n", "params": {}}) == Notification("n", {})
+    assert jsonrpc.parse({"jsonrpc": "2.0", "id": 1, "result": {}}) == Response(1, {})
+    bad: dict[str, Any]
+    for bad in (
+        {"jsonrpc": "2.0", "id": 1, "result": {}, "error": {}},
+        {"jsonrpc": "2.0", "id": None, "result": {}},
+        {"jsonrpc": "2.0", "id": 1},
+    ):
+        with pytest.raises(InvalidRequest):
+            jsonrpc.parse(bad)
+
+
+def test_a_client_response_gets_no_answer(client: SyncClient) -> None:
+    assert client.send({"jsonrpc": "2.0", "id": 99, "result": {}}) is None
+
+
+# ----------------------------------------------------------------------------- notifications
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"jsonrpc": "2.0", "method": "no/such/method"},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": [1, 2]},
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": {}}},
+        {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": 5}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized", "params": {"x": 1}},
+    ],
+)
+def test_a_valid_notification_is_never_answered(client: SyncClient, message: Any) -> None:
+    assert client.send(message) is None
+    assert client.request("ping") == {}  # and the connection still works
+
+
+# ------------------------------------------------------------------------------------ limits
+
+
+def nested(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+def test_nesting_at_the_limit_is_fine_and_one_deeper_is_invalid_request(
+    client: SyncClient,
+) -> None:
+    deep = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    # 128 levels in all: the envelope object is level 1.
+    inner: Any = "x"
+    for _ in range(126):
+        inner = [inner]
+    deep["params"] = {"name": "echo", "arguments": {"text": "hi"}, "extra": inner}
+    assert jsonrpc.decode(jsonrpc.encode(deep)) == deep
+    assert client.send(deep)["result"]["isError"] is False
+    deep["params"] = {"name": "echo", "arguments": {"text": "hi"}, "extra": [inner]}
+    assert client.send(deep) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Invalid Request: nesting too deep (limit 128)"},
+    }
+
+
+@pytest.mark.parametrize("depth", [129, 1_000, 100_000])
+def test_very_deep_nesting_is_never_a_crash_or_a_parse_error(
+    client: SyncClient, depth: int
+) -> None:
+    answer = client.send_raw(nested(depth))
+    assert answer["error"] == {
+        "code": -32600,
+        "message": "Invalid Request: nesting too deep (limit 128)",
+    }
+    answer = client.send_raw(b'{"a":' * depth + b"1" + b"}" * depth)
+    assert answer["error"]["code"] == -32600
+    assert "nesting too deep" in answer["error"]["message"]
+
+
+def test_limits_are_configurable() -> None:
+    assert Limits() == Limits(max_bytes=16 * 1024 * 1024, max_depth=128)
+    small = Limits(max_bytes=64, max_depth=3)
+    assert jsonrpc.decode(b"[[[1]]]", small) == [[[1]]]
+    with pytest.raises(InvalidRequest, match="nesting too deep"):
+        jsonrpc.decode(b"[[[[1]]]]", small)
+    with pytest.raises(InvalidRequest, match="larger than 64 bytes"):
+        jsonrpc.decode(b" " * 65 + b"1", small)
+
+
+def test_a_message_over_16_mib_is_invalid_request(client: SyncClient) -> None:
+    text = "x" * (16 * 1024 * 1024)
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+    message["params"] = {"name": "echo", "arguments": {"text": text}}
+    answer = client.send(message)
+    assert answer == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32600, "message": "Invalid Request: message larger than 16777216 bytes"},
+    }
+
+
+def test_a_message_just_under_the_limit_works(client: SyncClient) -> None:
+    text = "y" * (16 * 1024 * 1024 - 200)
+    answer = client.call_tool("echo", {"text": text})
+    assert answer["isError"] is False
+    assert answer["content"] == [{"type": "text", "text": text}]
+
+
+# ------------------------------------------------------------------------------------ encode
+
+
+def test_encode_is_compact_utf8_on_one_line() -> None:
+    message = {"jsonrpc": "2.0", "id": 1, "result": {"text": "a\nb", "k": "프로젝트"}}
+    data = jsonrpc.encode(message)
+    assert b"\n" not in data
+    assert b" " not in data
+    assert "프로젝트".encode() in data
+    assert json.loads(data) == message
+
+
+def test_response_builders() -> None:
+    assert jsonrpc.result_response(3, {}) == {"jsonrpc": "2.0", "id": 3, "result": {}}
+    assert jsonrpc.error_response(None, ParseError()) == parse_error()

@@ -1,0 +1,155 @@
+"""``mcpkit.testing``: the in-memory client (sync and async, both eras) and the pytest fixture."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from mcpkit import App, Context
+from mcpkit.testing import Client, RPCError, SyncClient
+
+pytest_plugins = ["pytester"]
+
+app = App("calc", "2.0", instructions="Adds numbers.")
+
+
+@app.tool
+async def add(a: int, b: int, ctx: Context) -> int:
+    """Add two numbers."""
+    await ctx.report_progress(1, 1)
+    await ctx.info(f"adding {a} and {b}")
+    return a + b
+
+
+def test_sync_use_in_the_handshake_era() -> None:
+    with Client(app) as client:
+        assert isinstance(client, SyncClient)
+        assert client.initialize_result == {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"logging": {}, "tools": {"listChanged": True}},
+            "serverInfo": {"name": "calc", "version": "2.0"},
+            "instructions": "Adds numbers.",
+        }
+        assert [tool["name"] for tool in client.list_tools()] == ["add"]
+        result = client.call_tool("add", {"a": 1, "b": 2})
+        assert result["structuredContent"] == {"result": 3}
+        assert result["isError"] is False
+        assert client.request("ping") == {}
+
+
+@pytest.mark.parametrize("version", ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"])
+def test_the_client_negotiates_the_version_it_is_given(version: str) -> None:
+    with Client(app, protocol_version=version) as client:
+        assert client.initialize_result is not None
+        assert client.initialize_result["protocolVersion"] == version
+
+
+def test_async_use_in_the_stateless_era() -> None:
+    async def scenario() -> tuple[Any, Any, Any]:
+        async with Client(app, protocol_version="2026-07-28") as client:
+            assert client.initialize_result is None  # no handshake in this era
+            discovered = await client.request("server/discover")
+            tools = await client.list_tools()
+            called = await client.call_tool("add", {"a": 2, "b": 5})
+            return discovered, tools, called
+
+    discovered, tools, called = asyncio.run(scenario())
+    assert discovered["supportedVersions"][-1] == "2026-07-28"
+    assert discovered["resultType"] == "complete"
+    assert [tool["name"] for tool in tools] == ["add"]
+    assert called["structuredContent"] == {"result": 7}
+    assert called["resultType"] == "complete"
+    assert called["_meta"] == {
+        "io.modelcontextprotocol/serverInfo": {"name": "calc", "version": "2.0"}
+    }
+
+
+def test_errors_raise_rpc_error_with_code_message_and_data() -> None:
+    with Client(app, protocol_version="2025-06-18") as client:
+        with pytest.raises(RPCError) as unknown:
+            client.call_tool("nope")
+        with pytest.raises(RPCError) as invalid:
+            client.call_tool("add", {"a": "x", "b": 1})
+    assert (unknown.value.code, unknown.value.message, unknown.value.data) == (
+        -32602,
+        "Unknown tool: nope",
+        None,
+    )
+    assert invalid.value.code == -32602
+    assert invalid.value.data["field"] == "a"
+    assert str(invalid.value) == "-32602 Invalid params"
+
+
+def test_notifications_are_collected_in_wire_form() -> None:
+    with Client(app, protocol_version="2025-11-25") as client:
+        client.request("logging/setLevel", {"level": "info"})
+        client.call_tool("add", {"a": 1, "b": 1}, _meta={"progressToken": "t"})
+        assert client.notifications == [
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {"progressToken": "t", "progress": 1, "total": 1},
+            },
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "info", "data": "adding 1 and 1"},
+            },
+        ]
+
+
+def test_raw_messages_and_no_initialize() -> None:
+    with Client(app, initialize=False) as client:
+        assert client.initialize_result is None
+        assert (
+            client.send_raw(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')["error"]["code"]
+            == -32602
+        )
+        assert client.send_raw("{oops") == {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32700, "message": "Parse error"},
+        }
+        client.notify("notifications/initialized")
+
+
+def test_using_the_client_outside_its_context_is_an_error() -> None:
+    client = Client(app)
+    with pytest.raises(RuntimeError, match="inside 'async with'"):
+        asyncio.run(client.send({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+
+
+def test_the_fixture_connects_and_closes(mcp_client: Any) -> None:
+    client = mcp_client(app, protocol_version="2025-06-18")
+    assert client.initialize_result["protocolVersion"] == "2025-06-18"
+    assert client.call_tool("add", {"a": 3, "b": 4})["structuredContent"] == {"result": 7}
+    stateless = mcp_client(app, protocol_version="2026-07-28")
+    assert stateless.call_tool("add", {"a": 1, "b": 1})["resultType"] == "complete"
+
+
+def test_the_plugin_offers_the_fixture_to_user_tests(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        """
+        from mcpkit import App
+
+        app = App("user", "1.0")
+
+        @app.tool
+        def hello(name: str) -> str:
+            \"\"\"Greet.\"\"\"
+            return f"hello {name}"
+
+        def test_hello(mcp_client):
+            client = mcp_client(app)
+            result = client.call_tool("hello", {"name": "ada"})
+            assert result["content"] == [{"type": "text", "text": "hello ada"}]
+
+        def test_fails(mcp_client):
+            client = mcp_client(app)
+            assert client.call_tool("hello", {"name": "ada"})["isError"] is True
+        """
+    )
+    outcome = pytester.runpytest("-p", "no:cacheprovider")
+    outcome.assert_outcomes(passed=1, failed=1)
