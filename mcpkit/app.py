@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -307,6 +308,26 @@ class App:
         ]
 
     # -------------------------------------------------------------------------- serve
+
+    def run(self, transport: Literal["stdio"] = "stdio") -> None:
+        """Serve this app over stdio, as ``mcpkit run`` does (blocks until stdin closes).
+
+        Only protocol messages reach stdout; a one-line note on stderr says what is served.
+        For HTTP use ``mcpkit run --transport http`` or serve :meth:`asgi` with any ASGI server.
+        """
+        if transport != "stdio":
+            raise ValueError("App.run() serves stdio; for HTTP serve app.asgi() with uvicorn")
+        from mcpkit.transports.stdio import run_stdio
+
+        sys.stderr.write(
+            f"mcpkit: serving {self.summary} over stdio; waiting for a client on stdin\n"
+        )
+        run_stdio(self)
+
+    @property
+    def summary(self) -> str:
+        """One line for humans: ``'name' version (N tools)``."""
+        return f"{self.name!r} {self.version} ({len(self._tools)} tools)"
 
     def asgi(
         self,

@@ -62,8 +62,7 @@ def run(target: str, transport: str, log_level: str, **http: Any) -> None:
         click.echo(f"mcpkit run: error: {exc}", err=True)
         raise click.exceptions.Exit(2) from None
     click.echo(
-        f"mcpkit: serving {app.name!r} {app.version} ({len(app.tools)} tools) over "
-        "stdio; waiting for a client on stdin",
+        f"mcpkit: serving {app.summary} over stdio; waiting for a client on stdin",
         err=True,
     )
     run_stdio(app, stdout=out)
@@ -97,7 +96,7 @@ def _serve_http(
     os.environ[OPTIONS_ENV] = json.dumps(options)
     shown = f"[{host}]" if ":" in host else host
     click.echo(
-        f"mcpkit: serving {app.name!r} {app.version} ({len(app.tools)} tools) over Streamable "
+        f"mcpkit: serving {app.summary} over Streamable "
         f"HTTP at http://{shown}:{port}{path} ({workers} worker{'s' if workers > 1 else ''})",
         err=True,
     )
