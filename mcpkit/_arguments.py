@@ -9,7 +9,7 @@ or array parameter is decoded first, and an explicit ``null`` is fine for ``= No
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -32,7 +32,7 @@ class ArgumentValidator:
         self._tool = tool
         properties = schema.get("properties", {})
         self._decodable = frozenset(n for n, p in properties.items() if _takes_container(p))
-        self._unique = _mentions(schema, "uniqueItems")
+        self._recheck = any(_mentions(schema, k) for k in ("uniqueItems", "enum", "const"))
 
     def __call__(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         if self._decodable:
@@ -41,11 +41,13 @@ class ArgumentValidator:
             values: dict[str, Any] = self._adapter.validate_json(to_json(arguments), strict=True)
         except ValidationError as exc:
             raise InvalidArguments(error_detail(exc, self._schema), tool=self._tool) from None
-        if self._unique:
-            duplicate = _first_duplicate(arguments, self._schema, ())
-            if duplicate is not None:
-                detail = _detail(duplicate, "unique items", _value_at(arguments, duplicate))
-                raise InvalidArguments(detail, tool=self._tool)
+        if self._recheck:
+            found = _first_violation(arguments, self._schema, (), self._schema)
+            if found is not None:
+                path, expected = found
+                raise InvalidArguments(
+                    _detail(path, expected, _value_at(arguments, path)), tool=self._tool
+                )
         return values
 
     def _decode_json_strings(self, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -79,24 +81,64 @@ def _mentions(schema: Any, keyword: str) -> bool:
 # ------------------------------------------------------------------------ uniqueItems
 
 
-def _first_duplicate(value: Any, schema: Any, path: tuple[Any, ...]) -> tuple[Any, ...] | None:
+def _first_violation(
+    value: Any, schema: Any, path: tuple[Any, ...], root: Mapping[str, Any]
+) -> tuple[tuple[Any, ...], Any] | None:
+    """What strict pydantic lets through but the schema forbids: duplicates in a set, and
+    ``true``/``false`` for an integer enum value (``True == 1`` in Python)."""
     if not isinstance(schema, dict):
         return None
+    schema = _only_branch(_deref(schema, root), value, root)
+    if isinstance(value, bool) and _refuses_bool(schema, root):
+        return path, [v for branch in _branches(schema, root) for v in _enum_values(branch)]
     if isinstance(value, list):
         if schema.get("uniqueItems") and _has_duplicates(value):
-            return path
-        items = schema.get("items")
-        for i, item in enumerate(value):
-            found = _first_duplicate(item, items, (*path, i))
-            if found is not None:
-                return found
+            return path, "unique items"
+        prefix = schema.get("prefixItems") or []
+        children: Iterable[tuple[Any, Any, Any]] = (
+            (i, item, prefix[i] if i < len(prefix) else schema.get("items"))
+            for i, item in enumerate(value)
+        )
     elif isinstance(value, dict):
         properties = schema.get("properties", {})
-        for key, item in value.items():
-            found = _first_duplicate(item, properties.get(key), (*path, key))
-            if found is not None:
-                return found
+        extra = schema.get("additionalProperties")
+        children = ((k, item, properties.get(k, extra)) for k, item in value.items())
+    else:
+        return None
+    for key, item, sub in children:
+        found = _first_violation(item, sub, (*path, key), root)
+        if found is not None:
+            return found
     return None
+
+
+_JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string"}
+
+
+def _only_branch(schema: Mapping[str, Any], value: Any, root: Mapping[str, Any]) -> Any:
+    """The one union member that can hold ``value`` (the union itself when unclear)."""
+    union = schema.get("anyOf") or schema.get("oneOf")
+    if not isinstance(union, list):
+        return schema
+    kind = "array" if isinstance(value, list) else "object" if isinstance(value, dict) else None
+    kind = kind or _JSON_TYPES.get(type(value))
+    fits = [b for b in (_deref(u, root) for u in union) if b.get("type") in (kind, None)]
+    return fits[0] if len(fits) == 1 else schema
+
+
+def _refuses_bool(schema: Mapping[str, Any], root: Mapping[str, Any]) -> bool:
+    union = schema.get("anyOf") or schema.get("oneOf")
+    if isinstance(union, list):
+        return all(_refuses_bool(_deref(b, root), root) for b in union if isinstance(b, dict))
+    if "enum" in schema or "const" in schema:
+        return not any(isinstance(v, bool) for v in _enum_values(schema))
+    return schema.get("type") not in ("boolean", None)
+
+
+def _enum_values(schema: Mapping[str, Any]) -> list[Any]:
+    if isinstance(schema.get("enum"), list):
+        return list(schema["enum"])
+    return [schema["const"]] if "const" in schema else []
 
 
 def _has_duplicates(items: list[Any]) -> bool:
@@ -118,16 +160,59 @@ def error_detail(exc: ValidationError, schema: Mapping[str, Any]) -> dict[str, A
     collected: dict[tuple[Any, ...], dict[str, Any]] = {}
     for error in exc.errors(include_url=False):
         path, target = _locate_error(error, schema)
+        if error["type"] in _TAG_ERRORS:
+            path, detail = _tag_detail(error, path, target, schema)
+            collected.setdefault(path, detail)
+            continue
         if path in collected:
             collected[path]["expected"] = _union_phrase(target, collected[path]["expected"])
             continue
-        received = None if error["type"] == "missing" else error.get("input")
+        received = None if error["type"] in _MISSING else error.get("input")
         collected[path] = _detail(path, _expected(error, target, len(path)), received)
     details = list(collected.values())
     first = dict(details[0])
     if len(details) > 1:
         first["errors"] = details
     return first
+
+
+_TAG_ERRORS = ("union_tag_invalid", "union_tag_not_found")
+
+
+def _tag_detail(
+    error: ErrorDetails,
+    path: tuple[Any, ...],
+    target: Mapping[str, Any] | None,
+    root: Mapping[str, Any],
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """A discriminated union's tag is missing or unknown: report the tag field and its values."""
+    union = _discriminated(target, root)
+    tag = union["discriminator"].get("propertyName") if union else None
+    if union is None or not isinstance(tag, str):
+        return path, _detail(path, _schema_phrase(target) or "object", error.get("input"))
+    tags = [value for branch in _branches(union, root) for value in _tag_values(branch, tag)]
+    received = error.get("ctx", {}).get("tag") if error["type"] == "union_tag_invalid" else None
+    return (*path, tag), _detail((*path, tag), tags, received)
+
+
+def _discriminated(schema: Mapping[str, Any] | None, root: Mapping[str, Any]) -> Any:
+    if schema is None:
+        return None
+    schema = _deref(schema, root)
+    if isinstance(schema.get("discriminator"), dict):
+        return schema
+    for branch in schema.get("anyOf") or ():
+        found = _discriminated(branch, root)
+        if found is not None:
+            return found
+    return None
+
+
+def _tag_values(branch: Mapping[str, Any], tag: str) -> list[Any]:
+    prop = branch.get("properties", {}).get(tag, {})
+    if "const" in prop:
+        return [prop["const"]]
+    return list(prop.get("enum", ()))
 
 
 def _detail(path: Sequence[Any], expected: Any, received: Any) -> dict[str, Any]:
@@ -151,7 +236,7 @@ def _truncated(value: Any) -> Any:
 def _locate_error(
     error: ErrorDetails, root: Mapping[str, Any]
 ) -> tuple[tuple[Any, ...], Mapping[str, Any] | None]:
-    if error["type"] == "extra_forbidden" and error["loc"]:
+    if error["type"] in _EXTRA and error["loc"]:
         parent, _ = _locate(error["loc"][:-1], root)
         return (*parent, error["loc"][-1]), None
     return _locate(error["loc"], root)
@@ -233,31 +318,35 @@ _TYPE_WORDS = {
     "bytes": "string",
 }
 
+# pydantic error type -> (phrase, its ctx key, the JSON Schema keyword the phrase quotes)
 _BOUNDS = {
-    "greater_than_equal": (">= {}", "ge"),
-    "less_than_equal": ("<= {}", "le"),
-    "greater_than": ("> {}", "gt"),
-    "less_than": ("< {}", "lt"),
-    "multiple_of": ("multiple of {}", "multiple_of"),
-    "string_too_short": ("at least {} characters", "min_length"),
-    "string_too_long": ("at most {} characters", "max_length"),
-    "too_short": ("at least {} items", "min_length"),
-    "too_long": ("at most {} items", "max_length"),
-    "string_pattern_mismatch": ("string matching {}", "pattern"),
+    "greater_than_equal": (">= {}", "ge", "minimum"),
+    "less_than_equal": ("<= {}", "le", "maximum"),
+    "greater_than": ("> {}", "gt", "exclusiveMinimum"),
+    "less_than": ("< {}", "lt", "exclusiveMaximum"),
+    "multiple_of": ("multiple of {}", "multiple_of", "multipleOf"),
+    "string_too_short": ("at least {} characters", "min_length", "minLength"),
+    "string_too_long": ("at most {} characters", "max_length", "maxLength"),
+    "too_short": ("at least {} items", "min_length", "minItems"),
+    "too_long": ("at most {} items", "max_length", "maxItems"),
+    "string_pattern_mismatch": ("string matching {}", "pattern", "pattern"),
 }
+_MISSING = frozenset({"missing", "missing_argument", "missing_keyword_only_argument"})
+_EXTRA = frozenset({"extra_forbidden", "unexpected_keyword_argument"})
 
 
 def _expected(error: ErrorDetails, target: Mapping[str, Any] | None, depth: int) -> Any:
     kind = error["type"]
     if target is not None and isinstance(target.get("enum"), list):
         return target["enum"]
-    if kind == "missing":
+    if kind in _MISSING:
         return "required"
-    if kind == "extra_forbidden":
+    if kind in _EXTRA:
         return "no such argument" if depth <= 1 else "no such field"
     if kind in _BOUNDS:
-        template, key = _BOUNDS[kind]
-        return template.format(error.get("ctx", {}).get(key, "?"))
+        template, key, keyword = _BOUNDS[kind]
+        bound = target.get(keyword) if target is not None else None
+        return template.format(bound if bound is not None else error.get("ctx", {}).get(key, "?"))
     if kind in ("literal_error", "enum"):
         return str(error.get("ctx", {}).get("expected", "one of the allowed values"))
     for prefix, word in _TYPE_WORDS.items():

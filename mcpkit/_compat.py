@@ -9,9 +9,9 @@ function still receives a plain ``dict``.
 from __future__ import annotations
 
 import sys
+import threading
 import types
 import typing
-from functools import cache
 from typing import Any
 
 import typing_extensions
@@ -55,20 +55,38 @@ def _rebuild(tp: Any) -> Any:
     return origin[new_args]
 
 
-@cache
+_REBUILT: dict[Any, Any] = {}
+_LOCK = threading.RLock()
+
+
 def _rebuild_typeddict(cls: Any) -> Any:
-    hints = typing.get_type_hints(cls, include_extras=True)
+    """The ``typing_extensions`` twin of ``cls`` (registered before its fields are rebuilt, so a
+    recursive TypedDict refers to its own twin instead of recursing forever)."""
+    with _LOCK:
+        if cls not in _REBUILT:
+            try:
+                _fill_twin(cls)
+            except BaseException:
+                del _REBUILT[cls]  # a half-built twin must not be reused
+                raise
+        return _REBUILT[cls]
+
+
+def _fill_twin(cls: Any) -> None:
+    new: Any = typing_extensions.TypedDict(cls.__name__, {})  # type: ignore[misc]
+    _REBUILT[cls] = new
     required = cls.__required_keys__
     fields: dict[str, Any] = {}
-    for key, hint in hints.items():
-        bare = _strip_required(hint)
+    for key, hint in typing.get_type_hints(cls, include_extras=True).items():
         wrapper = typing_extensions.Required if key in required else typing_extensions.NotRequired
-        fields[key] = wrapper[_rebuild(bare)]
-    new = typing_extensions.TypedDict(cls.__name__, fields)  # type: ignore[misc]
+        fields[key] = wrapper[_rebuild(_strip_required(hint))]
+    new.__annotations__ = fields
+    new.__required_keys__ = frozenset(k for k in fields if k in required)
+    new.__optional_keys__ = frozenset(k for k in fields if k not in required)
+    new.__total__ = cls.__total__
     new.__doc__ = cls.__doc__
     new.__module__ = cls.__module__
     new.__qualname__ = cls.__qualname__
-    return new
 
 
 def _strip_required(hint: Any) -> Any:

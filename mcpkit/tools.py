@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import re
+import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -73,14 +74,21 @@ def _annotations_wire(value: ToolAnnotations | Mapping[str, Any] | None, where: 
 # ------------------------------------------------------------------- signature (decoration)
 
 
-def check_signature(fn: Callable[..., Any], where: str) -> inspect.Signature:
-    """Reject signatures no client could call, naming the parameter and the fix."""
+def check_signature(
+    fn: Callable[..., Any], where: str, *, explicit: bool = False
+) -> inspect.Signature:
+    """Reject signatures no client could call, naming the parameter and the fix.
+
+    With an ``explicit`` input schema the function takes what that schema allows: annotations
+    are optional and ``**kwargs`` may collect the arguments.
+    """
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
         raise DefinitionError(f"{where}: cannot read the signature of {fn!r}: {exc}") from exc
     for param in signature.parameters.values():
-        _check_parameter(param, where)
+        if not (explicit and (param.kind is param.VAR_KEYWORD or param.annotation is EMPTY)):
+            _check_parameter(param, where)
     return signature
 
 
@@ -116,11 +124,23 @@ def resolve_hints(fn: Callable[..., Any], where: str) -> dict[str, Any]:
         return typing.get_type_hints(fn, include_extras=True)
     except NameError as exc:
         raise DefinitionError(
-            f"{where}: an annotation cannot be resolved: {exc}; define or "
+            f"{where}: {_unresolved(fn)} cannot be resolved: {exc}; define or "
             "import that name at module level"
         ) from exc
     except TypeError as exc:
         raise DefinitionError(f"{where}: an annotation is not a valid type: {exc}") from exc
+
+
+def _unresolved(fn: Callable[..., Any]) -> str:
+    """Which annotation fails to resolve: 'parameter 'x'', 'the return type' or 'an annotation'."""
+    namespace = getattr(inspect.unwrap(fn), "__globals__", {})
+    for name, annotation in getattr(fn, "__annotations__", {}).items():
+        probe = types.SimpleNamespace(__annotations__={name: annotation}, __globals__=namespace)
+        try:
+            typing.get_type_hints(probe, include_extras=True)
+        except NameError:
+            return "the return type" if name == "return" else f"parameter {name!r}"
+    return "an annotation"
 
 
 def _is_context(hint: Any) -> bool:
@@ -134,7 +154,8 @@ def _is_context(hint: Any) -> bool:
 
 def _is_unstructured(hint: Any) -> bool:
     """Return types that are content, not data: ToolResult, content helpers, lists of them."""
-    if isinstance(hint, type):
+    # On 3.10 ``isinstance(list[X], type)`` is true: only a bare class is a class here.
+    if isinstance(hint, type) and typing_extensions.get_origin(hint) is None:
         return issubclass(hint, (ToolResult, *Content))
     return any(_is_unstructured(arg) for arg in typing_extensions.get_args(hint))
 
@@ -177,7 +198,7 @@ class Tool:
                 f"{self.where}: a tool name is 1-128 characters of A-Z a-z "
                 "0-9 _ - . (pass name=... to choose another)"
             )
-        self.signature = check_signature(fn, self.where)
+        self.signature = check_signature(fn, self.where, explicit=input_schema is not None)
         self.title = title
         self.description = description
         self.annotations = _annotations_wire(annotations, self.where)
@@ -219,7 +240,7 @@ class Tool:
         params = [
             Param(name, hints[name], p.default, doc.params.get(name))
             for name, p in self.signature.parameters.items()
-            if name not in context_params
+            if name not in context_params and self.explicit_input is None
         ]
         input_schema, validate = self._input(params)
         output = self._output(hints.get("return", EMPTY))
