@@ -8,6 +8,7 @@ or array parameter is decoded first, and an explicit ``null`` is fine for ``= No
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -40,7 +41,7 @@ class ArgumentValidator:
         try:
             values: dict[str, Any] = self._adapter.validate_json(to_json(arguments), strict=True)
         except ValidationError as exc:
-            raise InvalidArguments(error_detail(exc, self._schema), tool=self._tool) from None
+            arguments, values = self._retry_integral_floats(arguments, exc)
         if self._recheck:
             found = _first_violation(arguments, self._schema, (), self._schema)
             if found is not None:
@@ -49,6 +50,25 @@ class ArgumentValidator:
                     _detail(path, expected, _value_at(arguments, path)), tool=self._tool
                 )
         return values
+
+    def _retry_integral_floats(
+        self, arguments: Mapping[str, Any], exc: ValidationError
+    ) -> tuple[Mapping[str, Any], dict[str, Any]]:
+        """JSON Schema counts ``1.0`` as an integer, strict pydantic does not: where pydantic
+        wanted an integer and got a whole float, send the integer and validate once more."""
+        fixed: Any = copy.deepcopy(dict(arguments))
+        changed = False
+        for error in exc.errors(include_url=False):
+            value = error.get("input")
+            if error["type"] == "int_type" and isinstance(value, float) and value.is_integer():
+                path, _ = _locate(error["loc"], self._schema)
+                changed = _replace_at(fixed, path, int(value)) or changed
+        if not changed:
+            raise InvalidArguments(error_detail(exc, self._schema), tool=self._tool) from None
+        try:
+            return fixed, self._adapter.validate_json(to_json(fixed), strict=True)
+        except ValidationError as again:
+            raise InvalidArguments(error_detail(again, self._schema), tool=self._tool) from None
 
     def _decode_json_strings(self, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
         """An LLM-client quirk: ``"{\\"a\\": 1}"`` sent where an object is expected."""
@@ -144,6 +164,22 @@ def _enum_values(schema: Mapping[str, Any]) -> list[Any]:
 def _has_duplicates(items: list[Any]) -> bool:
     seen = {to_json(item, by_alias=False) for item in items}
     return len(seen) != len(items)
+
+
+def _replace_at(container: Any, path: Sequence[Any], value: Any) -> bool:
+    """Set ``value`` at ``path`` inside nested dicts/lists; false when the path is not there."""
+    for part in path[:-1]:
+        try:
+            container = container[part]
+        except (KeyError, IndexError, TypeError):
+            return False
+    if not path or not isinstance(container, (dict, list)):
+        return False
+    try:
+        container[path[-1]] = value
+    except (IndexError, TypeError):
+        return False
+    return True
 
 
 def _value_at(value: Any, path: Sequence[Any]) -> Any:

@@ -429,8 +429,18 @@ def test_validation_equals_published_schema(tool: Tool, value: Any) -> None:
     assert accepted == schema_accepts(tool, {"x": value})
 
 
-@pytest.mark.xfail(reason="known gap: strict JSON rejects 1.0 where JSON Schema sees an integer")
 def test_integral_float_for_integer() -> None:
     tool = make_tool({"x": int})
     assert schema_accepts(tool, {"x": 1.0})
     assert tool.validate({"x": 1.0}) == {"x": 1}
+
+
+def test_integral_float_inside_a_list_and_a_union() -> None:
+    tool = make_tool({"xs": list[int], "u": int | str})
+    assert tool.validate({"xs": [1.0, 2], "u": 3.0}) == {"xs": [1, 2], "u": 3}
+
+
+def test_fractional_float_for_integer_is_still_rejected() -> None:
+    tool = make_tool({"x": int})
+    assert not schema_accepts(tool, {"x": 1.5})
+    assert detail_of(tool, {"x": 1.5}) == {"field": "x", "expected": "integer", "received": 1.5}
