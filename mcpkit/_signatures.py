@@ -7,6 +7,8 @@ hints, separates the injected ``Context`` parameters and attaches docstring text
 from __future__ import annotations
 
 import inspect
+import re
+import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,17 +21,43 @@ from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError
 from mcpkit.schema import EMPTY, Param
 
-__all__ = ["Parameters", "check_signature", "parameters", "resolve_hints"]
+__all__ = [
+    "NAME",
+    "Parameters",
+    "check_name",
+    "check_signature",
+    "is_context",
+    "parameters",
+    "resolve_hints",
+]
+
+NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+"""Tool and prompt names: 1-128 of ``A-Z a-z 0-9 _ - .`` (MCP 2025-11-25 and later)."""
 
 
-def check_signature(fn: Callable[..., Any], where: str) -> inspect.Signature:
-    """Reject signatures no client could call, naming the parameter and the fix."""
+def check_name(name: str, where: str, what: str) -> None:
+    if not NAME.fullmatch(name):
+        raise DefinitionError(
+            f"{where}: a {what} name is 1-128 characters of A-Z a-z 0-9 _ - . "
+            "(pass name=... to choose another)"
+        )
+
+
+def check_signature(
+    fn: Callable[..., Any], where: str, *, explicit: bool = False
+) -> inspect.Signature:
+    """Reject signatures no client could call, naming the parameter and the fix.
+
+    With an ``explicit`` input schema the function takes what that schema allows: annotations
+    are optional and ``**kwargs`` may collect the arguments.
+    """
     try:
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
         raise DefinitionError(f"{where}: cannot read the signature of {fn!r}: {exc}") from exc
     for param in signature.parameters.values():
-        _check_parameter(param, where)
+        if not (explicit and (param.kind is param.VAR_KEYWORD or param.annotation is EMPTY)):
+            _check_parameter(param, where)
     return signature
 
 
@@ -65,11 +93,23 @@ def resolve_hints(fn: Callable[..., Any], where: str) -> dict[str, Any]:
         return typing.get_type_hints(fn, include_extras=True)
     except NameError as exc:
         raise DefinitionError(
-            f"{where}: an annotation cannot be resolved: {exc}; define or "
+            f"{where}: {_unresolved(fn)} cannot be resolved: {exc}; define or "
             "import that name at module level"
         ) from exc
     except TypeError as exc:
         raise DefinitionError(f"{where}: an annotation is not a valid type: {exc}") from exc
+
+
+def _unresolved(fn: Callable[..., Any]) -> str:
+    """Which annotation fails to resolve: 'parameter 'x'', 'the return type' or 'an annotation'."""
+    namespace = getattr(inspect.unwrap(fn), "__globals__", {})
+    for name, annotation in getattr(fn, "__annotations__", {}).items():
+        probe = types.SimpleNamespace(__annotations__={name: annotation}, __globals__=namespace)
+        try:
+            typing.get_type_hints(probe, include_extras=True)
+        except NameError:
+            return "the return type" if name == "return" else f"parameter {name!r}"
+    return "an annotation"
 
 
 def is_context(hint: Any) -> bool:
@@ -77,7 +117,7 @@ def is_context(hint: Any) -> bool:
     if typing_extensions.get_origin(hint) is typing_extensions.Annotated:
         hint = typing_extensions.get_args(hint)[0]
     args = typing_extensions.get_args(hint)
-    if args and type(None) in args:
+    if args and type(None) in args:  # Context | None
         hint = next(a for a in args if a is not type(None))
     return isinstance(hint, type) and issubclass(hint, Context)
 
@@ -92,14 +132,19 @@ class Parameters:
     description: str | None
 
 
-def parameters(fn: Callable[..., Any], signature: inspect.Signature, where: str) -> Parameters:
-    """Resolve a checked signature into published and injected parameters."""
+def parameters(
+    fn: Callable[..., Any], signature: inspect.Signature, where: str, *, publish: bool = True
+) -> Parameters:
+    """Resolve a checked signature into published and injected parameters.
+
+    ``publish=False`` (a tool with an explicit input schema) publishes none of them.
+    """
     hints = resolve_hints(fn, where)
     doc = parse_docstring(fn.__doc__)
     context_names = tuple(n for n in signature.parameters if is_context(hints.get(n)))
     params = [
         Param(name, hints[name], p.default, doc.params.get(name))
         for name, p in signature.parameters.items()
-        if name not in context_names
+        if name not in context_names and publish
     ]
     return Parameters(params, context_names, hints.get("return", EMPTY), doc.description)

@@ -23,13 +23,12 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from mcpkit._arguments import error_detail
-from mcpkit._signatures import Parameters, check_signature, parameters
+from mcpkit._signatures import Parameters, check_name, check_signature, parameters
 from mcpkit._workers import Workers, invoke
 from mcpkit.content import Content
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.schema import ArgumentsSchema, arguments_schema
-from mcpkit.tools import TOOL_NAME
 
 __all__ = ["Message", "Prompt", "messages_of"]
 
@@ -86,11 +85,7 @@ class Prompt:
         self.fn = fn
         self.name = name if name is not None else getattr(fn, "__name__", "")
         self.where = f"prompt {self.name!r}"
-        if not TOOL_NAME.fullmatch(self.name):
-            raise DefinitionError(
-                f"{self.where}: a prompt name is 1-128 characters of A-Z a-z "
-                "0-9 _ - . (pass name=... to choose another)"
-            )
+        check_name(self.name, self.where, "prompt")
         self.signature = check_signature(fn, self.where)
         self.title = title
         self.description = description

@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-import re
-import types
-import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -20,7 +17,7 @@ from typing import Any
 import typing_extensions
 
 from mcpkit._arguments import ArgumentValidator
-from mcpkit._docstrings import parse_docstring
+from mcpkit._signatures import NAME, check_name, check_signature, parameters
 from mcpkit._workers import Workers
 from mcpkit.content import Content
 from mcpkit.context import Context
@@ -28,10 +25,9 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.results import ToolResult, structured_result, tool_result, unstructured_result
 from mcpkit.schema import EMPTY, Param, arguments_schema, return_schema
 
-__all__ = ["TOOL_NAME", "Tool", "ToolAnnotations", "check_signature", "resolve_hints"]
+__all__ = ["TOOL_NAME", "Tool", "ToolAnnotations"]
 
-TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
-"""Tool names: 1-128 of ``A-Z a-z 0-9 _ - .`` (MCP 2025-11-25 and later)."""
+TOOL_NAME = NAME
 
 
 @dataclass(frozen=True)
@@ -69,87 +65,6 @@ def _annotations_wire(value: ToolAnnotations | Mapping[str, Any] | None, where: 
             f"{where}: unknown annotation(s) {sorted(unknown)}; use {sorted(_ANNOTATION_KEYS)}"
         )
     return dict(value)
-
-
-# ------------------------------------------------------------------- signature (decoration)
-
-
-def check_signature(
-    fn: Callable[..., Any], where: str, *, explicit: bool = False
-) -> inspect.Signature:
-    """Reject signatures no client could call, naming the parameter and the fix.
-
-    With an ``explicit`` input schema the function takes what that schema allows: annotations
-    are optional and ``**kwargs`` may collect the arguments.
-    """
-    try:
-        signature = inspect.signature(fn)
-    except (TypeError, ValueError) as exc:
-        raise DefinitionError(f"{where}: cannot read the signature of {fn!r}: {exc}") from exc
-    for param in signature.parameters.values():
-        if not (explicit and (param.kind is param.VAR_KEYWORD or param.annotation is EMPTY)):
-            _check_parameter(param, where)
-    return signature
-
-
-def _check_parameter(param: inspect.Parameter, where: str) -> None:
-    name = param.name
-    if param.kind is param.VAR_POSITIONAL:
-        raise DefinitionError(f"{where}: *{name} cannot be sent by a client; list each argument")
-    if param.kind is param.VAR_KEYWORD:
-        raise DefinitionError(
-            f"{where}: **{name} cannot be described by a schema; list each "
-            "argument or take one model/TypedDict parameter"
-        )
-    if param.kind is param.POSITIONAL_ONLY:
-        raise DefinitionError(
-            f"{where}: parameter {name!r} is positional-only; clients send "
-            "arguments by name, so remove the '/'"
-        )
-    if name.startswith("_"):
-        raise DefinitionError(
-            f"{where}: parameter {name!r} starts with '_'; rename it (a "
-            "client cannot see private parameters)"
-        )
-    if param.annotation is EMPTY:
-        raise DefinitionError(
-            f"{where}: parameter {name!r} has no type annotation; add one "
-            f"(e.g. '{name}: str') so mcpkit can publish its schema"
-        )
-
-
-def resolve_hints(fn: Callable[..., Any], where: str) -> dict[str, Any]:
-    """Evaluate the annotations (forward references, ``from __future__ import annotations``)."""
-    try:
-        return typing.get_type_hints(fn, include_extras=True)
-    except NameError as exc:
-        raise DefinitionError(
-            f"{where}: {_unresolved(fn)} cannot be resolved: {exc}; define or "
-            "import that name at module level"
-        ) from exc
-    except TypeError as exc:
-        raise DefinitionError(f"{where}: an annotation is not a valid type: {exc}") from exc
-
-
-def _unresolved(fn: Callable[..., Any]) -> str:
-    """Which annotation fails to resolve: 'parameter 'x'', 'the return type' or 'an annotation'."""
-    namespace = getattr(inspect.unwrap(fn), "__globals__", {})
-    for name, annotation in getattr(fn, "__annotations__", {}).items():
-        probe = types.SimpleNamespace(__annotations__={name: annotation}, __globals__=namespace)
-        try:
-            typing.get_type_hints(probe, include_extras=True)
-        except NameError:
-            return "the return type" if name == "return" else f"parameter {name!r}"
-    return "an annotation"
-
-
-def _is_context(hint: Any) -> bool:
-    if typing_extensions.get_origin(hint) is typing_extensions.Annotated:
-        hint = typing_extensions.get_args(hint)[0]
-    args = typing_extensions.get_args(hint)
-    if args and type(None) in args:  # Context | None
-        hint = next(a for a in args if a is not type(None))
-    return isinstance(hint, type) and issubclass(hint, Context)
 
 
 def _is_unstructured(hint: Any) -> bool:
@@ -193,11 +108,7 @@ class Tool:
         self.fn = fn
         self.name = name if name is not None else getattr(fn, "__name__", "")
         self.where = f"tool {self.name!r}"
-        if not TOOL_NAME.fullmatch(self.name):
-            raise DefinitionError(
-                f"{self.where}: a tool name is 1-128 characters of A-Z a-z "
-                "0-9 _ - . (pass name=... to choose another)"
-            )
+        check_name(self.name, self.where, "tool")
         self.signature = check_signature(fn, self.where, explicit=input_schema is not None)
         self.title = title
         self.description = description
@@ -234,18 +145,11 @@ class Tool:
 
     @cached_property
     def _compiled(self) -> _Compiled:
-        hints = resolve_hints(self.fn, self.where)
-        doc = parse_docstring(self.fn.__doc__)
-        context_params = tuple(n for n in self.signature.parameters if _is_context(hints.get(n)))
-        params = [
-            Param(name, hints[name], p.default, doc.params.get(name))
-            for name, p in self.signature.parameters.items()
-            if name not in context_params and self.explicit_input is None
-        ]
-        input_schema, validate = self._input(params)
-        output = self._output(hints.get("return", EMPTY))
-        definition = self._definition(doc.description, input_schema, output.schema)
-        return _Compiled(definition, validate, context_params, output)
+        found = parameters(self.fn, self.signature, self.where, publish=self.explicit_input is None)
+        input_schema, validate = self._input(found.params)
+        output = self._output(found.returns)
+        definition = self._definition(found.description, input_schema, output.schema)
+        return _Compiled(definition, validate, found.context_names, output)
 
     def _input(self, params: list[Param]) -> tuple[dict[str, Any], Any]:
         if self.explicit_input is not None:
