@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 import base64
 import struct
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel
 
-from mcpkit import App, Audio, Context, EmbeddedResource, Image, Text, ToolError
+from mcpkit import App, Audio, Context, EmbeddedResource, Header, Image, Text, ToolError
 from mcpkit.prompts import Message
 
 app = App(
@@ -291,14 +291,13 @@ def json_schema_2020_12_tool(
     return f"Received: name={name!r}, contactMethod={contactMethod!r}"
 
 
-@app.tool(
-    input_schema={
-        "type": "object",
-        "properties": {"region": {"type": "string", "x-mcp-header": "Region", "default": "<none>"}},
-    }
-)
-def test_x_mcp_header(region: str = "<none>") -> str:
-    """Echoes the region sent in the body and mirrored in the Mcp-Param-Region header."""
+@app.tool
+def test_x_mcp_header(region: Annotated[str, Header("Region")] = "<none>") -> str:
+    """Echoes the region sent in the body and mirrored in the Mcp-Param-Region header.
+
+    Args:
+        region: The region to route to.
+    """
     return f"region={region}"
 
 

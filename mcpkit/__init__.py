@@ -27,6 +27,7 @@ from mcpkit.exceptions import (
     ToolError,
 )
 from mcpkit.results import ToolResult
+from mcpkit.schema import Header
 from mcpkit.tools import Tool, ToolAnnotations
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "Context",
     "DefinitionError",
     "EmbeddedResource",
+    "Header",
     "Image",
     "InvalidArguments",
     "MCPKitError",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+import re
 import types
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from mcpkit.exceptions import DefinitionError
 
 __all__ = [
     "ArgumentsSchema",
+    "Header",
     "Param",
     "ReturnSchema",
     "arguments_schema",
@@ -122,7 +124,7 @@ def arguments_schema(params: Sequence[Param], *, where: str) -> ArgumentsSchema:
     adapter = _adapter(container, where=where, what="its parameters", params=params)
     raw = _raw_schema(adapter, "validation", where=where)
     schema = clean_schema(raw, strip_optional=True)
-    _finish_properties(schema, params)
+    _finish_properties(schema, params, where)
     return ArgumentsSchema(schema=schema, adapter=adapter)
 
 
@@ -150,7 +152,7 @@ def _union_args(tp: Any) -> tuple[Any, ...]:
     return ()
 
 
-def _finish_properties(schema: dict[str, Any], params: Sequence[Param]) -> None:
+def _finish_properties(schema: dict[str, Any], params: Sequence[Param], where: str) -> None:
     """Descriptions, defaults and Optional style of top-level properties."""
     properties: dict[str, Any] = schema.setdefault("properties", {})
     for param in params:
@@ -165,6 +167,52 @@ def _finish_properties(schema: dict[str, Any], params: Sequence[Param]) -> None:
         description = explicit or param.description
         if description:
             prop["description"] = description
+    _mirror_headers(properties, params, where)
+
+
+@dataclass(frozen=True)
+class Header:
+    """Mirror a parameter into an HTTP header (2026-07-28 ``x-mcp-header``).
+
+    ``region: Annotated[str, Header("Region")]`` publishes ``"x-mcp-header": "Region"``;
+    Streamable HTTP clients then also send the value as ``Mcp-Param-Region``, so proxies can
+    route on it, and the server checks that header and body agree. Allowed on string,
+    integer and boolean parameters; the name is an HTTP token, unique ignoring case. Never
+    mark secrets: headers are logged by proxies.
+    """
+
+    name: str
+
+
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
+def _mirror_headers(properties: dict[str, Any], params: Sequence[Param], owner: str) -> None:
+    seen: dict[str, str] = {}
+    for param in params:
+        header = _header_of(param.annotation)
+        if header is None:
+            continue
+        where = f"{owner}: parameter {param.name!r}"
+        if not _TOKEN.fullmatch(header.name):
+            raise DefinitionError(f"{where}: Header({header.name!r}) is not an HTTP token")
+        if header.name.lower() in seen:
+            raise DefinitionError(
+                f"{where}: Header({header.name!r}) is already used by "
+                f"parameter {seen[header.name.lower()]!r} (names ignore case)"
+            )
+        if properties[param.name].get("type") not in ("string", "integer", "boolean"):
+            raise DefinitionError(
+                f"{where}: Header(...) needs a string, integer or boolean parameter"
+            )
+        seen[header.name.lower()] = param.name
+        properties[param.name]["x-mcp-header"] = header.name
+
+
+def _header_of(annotation: Any) -> Header | None:
+    if typing_extensions.get_origin(annotation) is not typing_extensions.Annotated:
+        return None
+    return next((m for m in annotation.__metadata__ if isinstance(m, Header)), None)
 
 
 def _explicit_description(annotation: Any) -> str | None:
@@ -476,7 +524,10 @@ def _form_field(
                 f"{where}: field {name!r} is a multi-select, which clients "
                 "before 2025-11-25 cannot show"
             )
-        prop = {**prop, "items": _titled(prop.get("items", {}), _enum_class(tp), modern)}
+        prop = {
+            **prop,
+            "items": _titled(prop.get("items", {}), _enum_class(tp), modern, multi=True),
+        }
     elif kind not in ("string", "number", "integer", "boolean"):
         raise DefinitionError(
             f"{where}: field {name!r} is not a primitive (string, number, "
@@ -489,13 +540,19 @@ def _form_field(
     return prop
 
 
-def _titled(prop: dict[str, Any], cls: type[enum.Enum] | None, modern: bool) -> dict[str, Any]:
+def _titled(
+    prop: dict[str, Any], cls: type[enum.Enum] | None, modern: bool, *, multi: bool = False
+) -> dict[str, Any]:
+    """Titles for an Enum class's values: ``enumNames`` (2025-06-18), else ``oneOf`` (a
+    single select) or, for a multi-select's ``items``, ``anyOf`` of ``{const, title}``."""
     if cls is None or "enum" not in prop:
         return prop
     members = [m for m in cls if m.value in prop["enum"]]
     titles = [m.name for m in members]
     if not modern:
         return {**prop, "enumNames": titles}
-    rest = {k: v for k, v in prop.items() if k != "enum"}
     options = [{"const": m.value, "title": m.name} for m in members]
-    return {**rest, ("oneOf" if prop.get("type") != "array" else "anyOf"): options}
+    if multi:  # TitledMultiSelectEnumSchema: items is exactly {anyOf: [...]}
+        return {"anyOf": options}
+    rest = {k: v for k, v in prop.items() if k != "enum"}
+    return {**rest, "oneOf": options}
