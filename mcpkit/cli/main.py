@@ -12,6 +12,11 @@ from collections.abc import Sequence
 import click
 
 from mcpkit._version import __version__
+from mcpkit.cli.call import call
+from mcpkit.cli.check import check
+from mcpkit.cli.diff import diff
+from mcpkit.cli.docs import docs
+from mcpkit.cli.inspect import inspect
 from mcpkit.cli.run import run
 
 __all__ = ["cli", "main"]
@@ -26,6 +31,11 @@ def cli() -> None:
 
 
 cli.add_command(run)
+cli.add_command(docs)
+cli.add_command(inspect)
+cli.add_command(call)
+cli.add_command(check)
+cli.add_command(diff)
 
 # Subcommands (`run`, `docs`, `inspect`, `call`, `check`, `diff`) live one per module in
 # mcpkit/cli/ and are registered here, one line each: `cli.add_command(run)`. Each new module

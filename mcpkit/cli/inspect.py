@@ -1,0 +1,85 @@
+"""``mcpkit inspect TARGET``: what a client sees, in one screen (``--json`` for the raw lists)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from mcpkit.cli.common import load_compiled, protocol_version_option
+from mcpkit.cli.snapshot import dumps, snapshot
+from mcpkit.docgen.fields import allowed_values, type_words
+
+__all__ = ["inspect", "summary"]
+
+
+@click.command()
+@click.argument("target")
+@protocol_version_option
+@click.option("--json", "as_json", is_flag=True, help="Print the raw wire lists as JSON.")
+def inspect(target: str, protocol_version: str, as_json: bool) -> None:
+    """Summarize the App that TARGET names: one line per tool with its parameters."""
+    found = snapshot(load_compiled("inspect", target), protocol_version)
+    click.echo(dumps(found) if as_json else summary(found), nl=False)
+
+
+def summary(found: dict[str, Any]) -> str:
+    """The terminal summary of a snapshot."""
+    server = found["server"]
+    info = server.get("serverInfo") or {}
+    lines = [
+        f"{info.get('name')} {info.get('version')} (protocol {server.get('protocolVersion')})",
+        f"capabilities: {', '.join(sorted(server.get('capabilities') or {})) or 'none'}",
+    ]
+    lines += _section("tools", found.get("tools/list") or [], _tool_line)
+    lines += _section("resources", found.get("resources/list") or [], _resource_line)
+    templates = found.get("resources/templates/list") or []
+    lines += _section("resource templates", templates, _resource_line)
+    lines += _section("prompts", found.get("prompts/list") or [], _prompt_line)
+    return "\n".join(lines) + "\n"
+
+
+def _section(title: str, items: list[dict[str, Any]], line: Any) -> list[str]:
+    if not items:
+        return []
+    lines = [f"{title} ({len(items)}):"]
+    for item in items:
+        lines.append(f"  {line(item)}")
+        description = str(item.get("description") or "").strip()
+        if description:
+            lines.append(f"      {description.splitlines()[0]}")
+    return lines
+
+
+def _tool_line(tool: dict[str, Any]) -> str:
+    schema = tool.get("inputSchema") or {}
+    required = set(schema.get("required") or ())
+    params = ", ".join(
+        f"{name}{'' if name in required else '?'}: {_short_type(sub)}"
+        for name, sub in (schema.get("properties") or {}).items()
+    )
+    line = f"{tool.get('name')}({params})"
+    output = tool.get("outputSchema")
+    if isinstance(output, dict) and output.get("properties"):
+        line += f" -> {{{', '.join(output['properties'])}}}"
+    elif isinstance(output, dict):
+        line += f" -> {type_words(output)}"
+    return line
+
+
+def _short_type(schema: Any) -> str:
+    values = allowed_values(schema) if isinstance(schema, dict) else ()
+    return " | ".join(values) if values and "enum" in schema else type_words(schema)
+
+
+def _resource_line(item: dict[str, Any]) -> str:
+    address = item.get("uri") or item.get("uriTemplate")
+    mime = f" ({item['mimeType']})" if item.get("mimeType") else ""
+    return f"{item.get('name')}: {address}{mime}"
+
+
+def _prompt_line(prompt: dict[str, Any]) -> str:
+    arguments = ", ".join(
+        f"{a.get('name')}{'' if a.get('required') else '?'}" for a in prompt.get("arguments") or []
+    )
+    return f"{prompt.get('name')}({arguments})"
