@@ -1,0 +1,106 @@
+"""The floor: a hand-written stdio JSON-RPC server with pydantic and nothing else.
+
+At start it builds every tool's ``TypeAdapter`` and its JSON schema (and the return type's), as
+any SDK must; then it answers ``initialize``, ``tools/list`` (paginated like mcpkit, 100 per
+page) and ``tools/call`` (arguments validated by the function's adapter) with ``json`` and
+``sys.stdout`` writes. No concurrency, no error mapping, no spec edge cases: the least an SDK
+built on pydantic can do. ``build`` is the in-process scenario (bare pydantic).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from bench_tools import tool_count, tool_functions
+from pydantic import TypeAdapter
+
+PAGE_SIZE = 100
+
+
+class FloorTool:
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.arguments: TypeAdapter[Any] = TypeAdapter(fn)  # type: ignore[arg-type]
+        self.returns = TypeAdapter(fn.__annotations__.get("return", Any))
+        output = self.returns.json_schema(mode="serialization")
+        self.wrapped = output.get("type") != "object"
+        if self.wrapped:
+            output = {"type": "object", "properties": {"result": output}, "required": ["result"]}
+        self.definition: dict[str, Any] = {
+            "name": fn.__name__,
+            "description": fn.__doc__ or "",
+            "inputSchema": self.arguments.json_schema(),
+            "outputSchema": output,
+        }
+        self.is_async = inspect.iscoroutinefunction(fn)
+
+
+def build(functions: list[Callable[..., Any]]) -> list[dict[str, Any]]:
+    return [FloorTool(fn).definition for fn in functions]
+
+
+class Floor:
+    def __init__(self, tools: list[FloorTool]) -> None:
+        self.tools = {tool.definition["name"]: tool for tool in tools}
+        self.listing = [tool.definition for tool in tools]
+        self.loop = asyncio.new_event_loop()
+
+    def answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "initialize":
+            return {
+                "protocolVersion": params.get("protocolVersion", "2025-11-25"),
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "floor", "version": "1.0.0"},
+            }
+        if method == "tools/list":
+            start = int(params.get("cursor") or 0)
+            result: dict[str, Any] = {"tools": self.listing[start : start + PAGE_SIZE]}
+            if start + PAGE_SIZE < len(self.listing):
+                result["nextCursor"] = str(start + PAGE_SIZE)
+            return result
+        if method == "tools/call":
+            return self.call(params["name"], params.get("arguments") or {})
+        if method == "ping":
+            return {}
+        raise LookupError(method)
+
+    def call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        tool = self.tools[name]
+        value = tool.arguments.validate_python(arguments)
+        if tool.is_async:
+            value = self.loop.run_until_complete(value)
+        data = tool.returns.dump_python(value, mode="json")
+        structured = {"result": data} if tool.wrapped else data
+        text = json.dumps(structured, separators=(",", ":"))
+        return {
+            "content": [{"type": "text", "text": text}],
+            "structuredContent": structured,
+            "isError": False,
+        }
+
+
+def serve(floor: Floor) -> None:
+    out = sys.stdout
+    for line in sys.stdin.buffer:
+        message = json.loads(line)
+        if "id" not in message:
+            continue  # a notification
+        reply: dict[str, Any]
+        try:
+            reply = {"result": floor.answer(message["method"], message.get("params") or {})}
+        except LookupError:
+            reply = {"error": {"code": -32601, "message": "Method not found"}}
+        except Exception as exc:
+            reply = {"error": {"code": -32603, "message": str(exc)}}
+        reply = {"jsonrpc": "2.0", "id": message["id"], **reply}
+        out.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    serve(Floor([FloorTool(fn) for fn in tool_functions(tool_count())]))
