@@ -11,13 +11,14 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails, to_json
 
 from mcpkit.exceptions import InvalidArguments
-from mcpkit.schema import subschemas
+from mcpkit.schema import ArgumentsSchema, subschemas
 
 __all__ = ["ArgumentValidator", "error_detail"]
 
@@ -27,13 +28,25 @@ _MAX_RECEIVED = 200  # characters of a received value shown back
 class ArgumentValidator:
     """Validate a tool's arguments against its published input schema."""
 
-    def __init__(self, adapter: TypeAdapter[Any], schema: Mapping[str, Any], *, tool: str) -> None:
-        self._adapter = adapter
-        self._schema = schema
+    def __init__(self, arguments: ArgumentsSchema, *, tool: str) -> None:
+        self._arguments = arguments
+        self._schema = arguments.schema
         self._tool = tool
-        properties = schema.get("properties", {})
-        self._decodable = frozenset(n for n, p in properties.items() if _takes_container(p))
-        self._recheck = any(_mentions(schema, k) for k in ("uniqueItems", "enum", "const"))
+
+    # Worked out on the first call, so that compiling many tools stays cheap.
+
+    @cached_property
+    def _adapter(self) -> TypeAdapter[Any]:
+        return self._arguments.adapter
+
+    @cached_property
+    def _decodable(self) -> frozenset[str]:
+        properties = self._schema.get("properties", {})
+        return frozenset(n for n, p in properties.items() if _takes_container(p))
+
+    @cached_property
+    def _recheck(self) -> bool:
+        return any(_mentions(self._schema, k) for k in ("uniqueItems", "enum", "const"))
 
     def __call__(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         if self._decodable:

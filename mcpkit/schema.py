@@ -19,8 +19,9 @@ import enum
 import inspect
 import re
 import types
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Union
 
 import typing_extensions
@@ -87,24 +88,42 @@ class Param:
         return self.default is EMPTY
 
 
-@dataclass(frozen=True)
 class ArgumentsSchema:
-    """The published input schema and the adapter that validates against it."""
+    """The published input schema and the adapter that validates against it.
 
-    schema: dict[str, Any]
-    adapter: TypeAdapter[Any]
+    The adapter is built on first use: common types publish their schema without pydantic
+    (see :func:`fast_schema`), so a tool pays for its validator only when it is first called.
+    """
+
+    def __init__(self, schema: dict[str, Any], build: Callable[[], TypeAdapter[Any]]) -> None:
+        self.schema = schema
+        self._build = build
+
+    @cached_property
+    def adapter(self) -> TypeAdapter[Any]:
+        return self._build()
 
 
-@dataclass(frozen=True)
 class ReturnSchema:
     """The published output schema (``None``: unstructured) and how values are checked.
 
-    ``wrapped`` is true when a non-object value travels as ``{"result": value}``.
+    ``wrapped`` is true when a non-object value travels as ``{"result": value}``; the adapter
+    is built on first use.
     """
 
-    schema: dict[str, Any] | None
-    adapter: TypeAdapter[Any] | None
-    wrapped: bool
+    def __init__(
+        self,
+        schema: dict[str, Any] | None,
+        build: Callable[[], TypeAdapter[Any]] | None,
+        wrapped: bool,
+    ) -> None:
+        self.schema = schema
+        self._build = build
+        self.wrapped = wrapped
+
+    @cached_property
+    def adapter(self) -> TypeAdapter[Any] | None:
+        return None if self._build is None else self._build()
 
 
 # --------------------------------------------------------------------------- input schemas
@@ -115,17 +134,26 @@ def arguments_schema(params: Sequence[Param], *, where: str) -> ArgumentsSchema:
 
     ``where`` names the definition in error messages ("tool 'build-app'").
     """
+    fast = _fast_arguments(params)
+    if fast is not None:
+        _finish_properties(fast, params, where)
+        return ArgumentsSchema(fast, lambda: _arguments_adapter(params, where))
+    adapter = _arguments_adapter(params, where)
+    raw = _raw_schema(adapter, "validation", where=where)
+    schema = clean_schema(raw, strip_optional=True)
+    _finish_properties(schema, params, where)
+    return ArgumentsSchema(schema, lambda: adapter)
+
+
+def _arguments_adapter(params: Sequence[Param], where: str) -> TypeAdapter[Any]:
+    """A strict ``TypedDict`` of the parameters (unknown keys rejected), as an adapter."""
     try:
         fields = {p.name: _field_type(p) for p in params}
     except _BUILD_ERRORS as exc:  # a stdlib TypedDict rebuilt on < 3.12 has a bad annotation
         raise _cannot(where, _culprit(params) or "its parameters", exc) from exc
     container = typing_extensions.TypedDict("Arguments", fields)  # type: ignore[misc]
     setattr(container, "__pydantic_config__", _STRICT_ARGS)  # noqa: B010 - pydantic reads it
-    adapter = _adapter(container, where=where, what="its parameters", params=params)
-    raw = _raw_schema(adapter, "validation", where=where)
-    schema = clean_schema(raw, strip_optional=True)
-    _finish_properties(schema, params, where)
-    return ArgumentsSchema(schema=schema, adapter=adapter)
+    return _adapter(container, where=where, what="its parameters", params=params)
 
 
 def _field_type(param: Param) -> Any:
@@ -246,10 +274,20 @@ def return_schema(annotation: Any, *, where: str, force: bool | None = None) -> 
         return ReturnSchema(None, None, wrapped=False)
     if annotation is str and not force:
         return ReturnSchema(None, None, wrapped=False)
-    adapter = _adapter(annotation, where=where, what="its return type")
-    schema = clean_schema(_raw_schema(adapter, "serialization", where=where))
+
+    def build() -> TypeAdapter[Any]:
+        return _adapter(annotation, where=where, what="its return type")
+
+    schema = fast_schema(annotation)
+    if schema is None:
+        adapter = build()
+        schema = clean_schema(_raw_schema(adapter, "serialization", where=where))
+
+        def build() -> TypeAdapter[Any]:
+            return adapter
+
     if _is_object_schema(schema):
-        return ReturnSchema(schema, adapter, wrapped=False)
+        return ReturnSchema(schema, build, wrapped=False)
     defs = schema.pop("$defs", None)
     wrapper: dict[str, Any] = {
         "type": "object",
@@ -258,11 +296,85 @@ def return_schema(annotation: Any, *, where: str, force: bool | None = None) -> 
     }
     if defs:
         wrapper["$defs"] = defs
-    return ReturnSchema(wrapper, adapter, wrapped=True)
+    return ReturnSchema(wrapper, build, wrapped=True)
 
 
 def _is_object_schema(schema: Mapping[str, Any]) -> bool:
     return schema.get("type") == "object"
+
+
+# ------------------------------------------------------------------------------ fast path
+
+_PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def fast_schema(tp: Any) -> dict[str, Any] | None:
+    """The published schema of a common simple type, computed without pydantic.
+
+    Covers ``str``, ``int``, ``float``, ``bool``, Enums of strings or integers, Literals of two
+    or more strings, integers or booleans, ``Optional``, ``list[T]``, ``dict[str, T]`` and
+    ``Annotated`` with only descriptions or :class:`Header`; anything else returns ``None`` and
+    goes through pydantic. A property test holds it equal to pydantic's post-processed output.
+    """
+    if tp in _PRIMITIVES:
+        return {"type": _PRIMITIVES[tp]}
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return _fast_enum(tp)
+    origin, args = typing_extensions.get_origin(tp), typing_extensions.get_args(tp)
+    if origin is typing_extensions.Literal:
+        return _fast_enum_values(list(args))
+    if origin is typing_extensions.Annotated:
+        plain = all(isinstance(m, (str, Header)) for m in tp.__metadata__)
+        return fast_schema(args[0]) if plain else None
+    if origin is Union or origin is types.UnionType:
+        return _fast_optional(args)
+    if origin is list and len(args) == 1:
+        items = fast_schema(args[0])
+        return None if items is None else {"type": "array", "items": items}
+    if origin is dict and len(args) == 2 and args[0] is str:
+        values = fast_schema(args[1])
+        return None if values is None else {"type": "object", "additionalProperties": values}
+    return None
+
+
+def _fast_enum(cls: type[enum.Enum]) -> dict[str, Any] | None:
+    schema = _fast_enum_values([member.value for member in cls])
+    doc = cls.__doc__
+    if schema is not None and doc and doc != "An enumeration.":  # 3.10's default docstring
+        schema["description"] = inspect.cleandoc(doc)
+    return schema
+
+
+def _fast_enum_values(values: list[Any]) -> dict[str, Any] | None:
+    kinds = {type(v) for v in values}
+    if len(values) < 2 or len(kinds) != 1 or kinds.pop() not in (str, int, bool):
+        return None
+    return {"type": _PRIMITIVES[type(values[0])], "enum": values}
+
+
+def _fast_optional(args: tuple[Any, ...]) -> dict[str, Any] | None:
+    rest = [a for a in args if a is not type(None)]
+    if len(rest) != 1 or len(args) != 2 or _admits_none(rest[0]):
+        return None  # pydantic flattens nested Optionals; leave those to it
+    inner = fast_schema(rest[0])
+    return None if inner is None else {"anyOf": [inner, {"type": "null"}]}
+
+
+def _fast_arguments(params: Sequence[Param]) -> dict[str, Any] | None:
+    properties: dict[str, Any] = {}
+    for param in params:
+        tp = param.annotation
+        if param.default is None and not _admits_none(tp):
+            tp = typing_extensions.Optional[tp]  # noqa: UP045 - as _field_type does
+        prop = fast_schema(tp)
+        if prop is None:
+            return None
+        properties[param.name] = prop
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    required = [p.name for p in params if p.required]
+    if required:
+        schema["required"] = required
+    return schema
 
 
 # ---------------------------------------------------------------------------- pydantic calls

@@ -157,7 +157,7 @@ class Tool:
 
             return self.explicit_input, ExplicitValidator(self.explicit_input, tool=self.name)
         built = arguments_schema(params, where=self.where)
-        return built.schema, ArgumentValidator(built.adapter, built.schema, tool=self.name)
+        return built.schema, ArgumentValidator(built, tool=self.name)
 
     def _output(self, annotation: Any) -> Any:
         if self.explicit_output is not None:
@@ -217,7 +217,7 @@ class Tool:
         if isinstance(value, ToolResult):
             return tool_result(value, text_mirror=mirror)
         output = self._compiled.output
-        if output.adapter is None and output.schema is None:
+        if output.schema is None:
             return unstructured_result(value)
         structured = output.dump(value) if hasattr(output, "dump") else _dump(output, value)
         return structured_result(structured, text_mirror=mirror)

@@ -1,0 +1,126 @@
+"""The schema fast path gives exactly pydantic's post-processed output, for every type it takes.
+
+``fast_schema`` publishes common simple types without pydantic (so compiling 1,000 tools and
+answering ``tools/list`` stays cheap); these properties hold it to the slow path's result.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated, Any, Literal, Optional
+
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from pydantic import TypeAdapter
+
+from mcpkit.schema import (
+    EMPTY,
+    Header,
+    Param,
+    _arguments_adapter,
+    _finish_properties,
+    _NoTitles,
+    arguments_schema,
+    clean_schema,
+    fast_schema,
+)
+
+
+class Color(str, enum.Enum):
+    red = "red"
+    blue = "blue"
+
+
+class Level(enum.IntEnum):
+    low = 1
+    high = 2
+
+
+class Documented(enum.Enum):
+    """Pick one.
+
+    Indented second paragraph.
+    """
+
+    a = "a"
+    b = "b"
+
+
+LEAVES: list[Any] = [
+    str,
+    int,
+    float,
+    bool,
+    Color,
+    Level,
+    Documented,
+    Literal["x", "y"],
+    Literal[1, 2, 3],
+    Literal[True, False],
+]
+
+
+def extend(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(
+        inner.map(lambda t: Optional[t]),  # noqa: UP045 - the typing form is under test
+        inner.map(lambda t: t | None),
+        inner.map(lambda t: list[t]),  # type: ignore[valid-type]
+        inner.map(lambda t: dict[str, t]),  # type: ignore[valid-type]
+        inner.map(lambda t: Annotated[t, "a description"]),
+    )
+
+
+def with_header(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(extend(inner), inner.map(lambda t: Annotated[t, Header("X-Test")]))
+
+
+# Header(...) only in nested positions for parameter lists: on a parameter it is checked
+# (type, uniqueness) and may rightly refuse, which test_schema_headers covers.
+PARAM_TYPES = st.recursive(st.sampled_from(LEAVES), extend, max_leaves=4)
+TYPES = st.recursive(st.sampled_from(LEAVES), with_header, max_leaves=4)
+
+
+def slow(tp: Any, mode: Any) -> dict[str, Any]:
+    raw = TypeAdapter(tp).json_schema(mode=mode, schema_generator=_NoTitles)
+    return clean_schema(raw)
+
+
+@given(TYPES)
+def test_fast_schema_equals_pydantic_in_both_modes(tp: Any) -> None:
+    fast = fast_schema(tp)
+    assume(fast is not None)  # nested Optionals are left to pydantic
+    assert fast == slow(tp, "validation")
+    assert fast == slow(tp, "serialization")
+
+
+DEFAULTS = {str: "s", int: 3, float: 1.5, bool: True, Color: Color.blue, Level: Level.low}
+
+
+@st.composite
+def parameter_lists(draw: st.DrawFn) -> list[Param]:
+    params = []
+    for index in range(draw(st.integers(min_value=0, max_value=4))):
+        tp = draw(PARAM_TYPES)
+        default = draw(st.sampled_from([EMPTY, None, *([DEFAULTS[tp]] if tp in DEFAULTS else [])]))
+        params.append(Param(f"p{index}", tp, default, draw(st.sampled_from([None, "doc"]))))
+    return params
+
+
+@given(parameter_lists())
+def test_fast_arguments_equal_the_pydantic_path(params: list[Param]) -> None:
+    published = arguments_schema(params, where="tool 't'").schema
+    raw = _arguments_adapter(params, "tool 't'").json_schema(schema_generator=_NoTitles)
+    expected = clean_schema(raw, strip_optional=True)
+    _finish_properties(expected, params, "tool 't'")
+    assert published == expected
+
+
+def test_types_outside_the_fast_path_go_to_pydantic() -> None:
+    for tp in (Literal["only"], set[int], tuple[int, str], dict[int, str], Annotated[int, 5]):
+        assert fast_schema(tp) is None, tp
+
+
+def test_the_common_forms_take_the_fast_path() -> None:
+    for leaf in LEAVES:
+        for tp in (leaf, Optional[leaf], list[leaf], dict[str, leaf], Annotated[leaf, "d"]):  # type: ignore[valid-type]  # noqa: UP045
+            assert fast_schema(tp) is not None, tp
