@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import mimetypes
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -173,12 +173,23 @@ class Resource(_Readable):
 class ResourceTemplate(_Readable):
     """A URI template whose variables are the function's parameters."""
 
-    def __init__(self, uri_template: str, fn: Callable[..., Any], **options: Any) -> None:
+    def __init__(
+        self,
+        uri_template: str,
+        fn: Callable[..., Any],
+        *,
+        completions: Mapping[str, Callable[..., Any]] | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__(fn, where=f"resource template {uri_template!r}", **options)
         self.uri_template = uri_template
         self.variables = template_variables(uri_template)
         self._pattern = _template_regex(uri_template)
         self._check_variables()
+        self.completions = dict(completions or {})
+        unknown = sorted(set(self.completions) - set(self.variables))
+        if unknown:
+            raise DefinitionError(f"{self.where}: completions for unknown variables {unknown}")
 
     def _check_variables(self) -> None:
         declared = {
@@ -203,6 +214,11 @@ class ResourceTemplate(_Readable):
     @property
     def definition(self) -> dict[str, Any]:
         return {"uriTemplate": self.uri_template, **self._common()}
+
+    def argument_schema(self, name: str) -> dict[str, Any] | None:
+        """The schema of one variable (``None`` if there is no such variable)."""
+        result: dict[str, Any] | None = self._adapter.schema.get("properties", {}).get(name)
+        return result
 
     def match(self, uri: str) -> dict[str, str] | None:
         found = self._pattern.fullmatch(uri)

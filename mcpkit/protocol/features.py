@@ -130,6 +130,17 @@ async def read_resource(
 
 async def read_uri(server: Server, ctx: RequestContext, uri: str) -> list[dict[str, Any]]:
     """The contents of one of the app's resources; "not found" per the request's era."""
+    try:
+        return await _read_uri(server, ctx, uri)
+    except ResourceNotFound:
+        # raised by us, by directory_reader (a missing file) or by the user's own function:
+        # always answered with the URI asked for, in the code of the request's era
+        if ctx.stateless:
+            raise InvalidParams("Resource not found", {"uri": uri}) from None
+        raise ResourceNotFound(data={"uri": uri}) from None
+
+
+async def _read_uri(server: Server, ctx: RequestContext, uri: str) -> list[dict[str, Any]]:
     app = server.app
     resource = app.resources.get(uri)
     if resource is not None:
@@ -138,8 +149,6 @@ async def read_uri(server: Server, ctx: RequestContext, uri: str) -> list[dict[s
         values = template.match(uri)
         if values is not None:
             return await template.read(uri, values, Context(ctx), server.workers)
-    if ctx.stateless:
-        raise InvalidParams("Resource not found", {"uri": uri})
     raise ResourceNotFound(data={"uri": uri})
 
 
@@ -202,6 +211,11 @@ def can_complete(server: Server) -> bool:
             for a in prompt.definition["arguments"]
         ):
             return True
+    for template in app.resource_templates.values():
+        if template.completions or any(
+            "enum" in (template.argument_schema(v) or {}) for v in template.variables
+        ):
+            return True
     return False
 
 
@@ -235,8 +249,10 @@ async def _candidates(
             raise InvalidParams(f"Unknown prompt: {ref.get('name')}")
         completer, schema = prompt.completions.get(name), prompt.argument_schema(name)
     elif ref.get("type") == "ref/resource":
-        if str(ref.get("uri")) not in app.resource_templates:
+        template = app.resource_templates.get(str(ref.get("uri")))
+        if template is None:
             raise InvalidParams(f"Unknown resource template: {ref.get('uri')}")
+        completer, schema = template.completions.get(name), template.argument_schema(name)
     else:
         raise InvalidParams("Invalid params: ref.type must be 'ref/prompt' or 'ref/resource'")
     if completer is not None:

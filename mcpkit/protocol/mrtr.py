@@ -61,10 +61,18 @@ class StateSigner:
         if not isinstance(state, str) or state.count(".") != 1:
             raise _tampered()
         body, mac = state.split(".")
-        if not hmac.compare_digest(mac, self._mac(body)):
+        if not hmac.compare_digest(mac.encode(), self._mac(body).encode()):
             raise _tampered()
-        data = json.loads(base64.urlsafe_b64decode(body.encode()))
-        if data.get("m") != method or data.get("t") != target or not isinstance(data["r"], dict):
+        try:
+            data = json.loads(base64.urlsafe_b64decode(body.encode()))
+        except ValueError:  # only with a valid MAC, so only if the key leaked
+            raise _tampered() from None
+        if (
+            not isinstance(data, dict)
+            or data.get("m") != method
+            or data.get("t") != target
+            or not isinstance(data.get("r"), dict)
+        ):
             raise _tampered()
         responses: dict[str, Any] = data["r"]
         return responses

@@ -59,12 +59,19 @@ class Client:
     ) -> None:
         self.app = app
         self.protocol_version = protocol_version
-        self.capabilities = capabilities if capabilities is not None else {
-            kind: {}
-            for kind, handler in (("elicitation", elicitation), ("sampling", sampling),
-                                  ("roots", roots))
-            if handler is not None
-        }
+        self.capabilities = (
+            capabilities
+            if capabilities is not None
+            else {
+                kind: {}
+                for kind, handler in (
+                    ("elicitation", elicitation),
+                    ("sampling", sampling),
+                    ("roots", roots),
+                )
+                if handler is not None
+            }
+        )
         self.client_info = client_info or {"name": "mcpkit-testing", "version": __version__}
         self.stateless = protocol_version in STATELESS_VERSIONS
         self.notifications: list[dict[str, Any]] = []
@@ -182,14 +189,59 @@ class Client:
 
     async def list_tools(self) -> list[dict[str, Any]]:
         """Every tool, following ``nextCursor`` through all pages."""
-        tools: list[dict[str, Any]] = []
+        return await self._list_all("tools/list", "tools")
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        """Every static resource, through all pages."""
+        return await self._list_all("resources/list", "resources")
+
+    async def list_resource_templates(self) -> list[dict[str, Any]]:
+        """Every resource template, through all pages."""
+        return await self._list_all("resources/templates/list", "resourceTemplates")
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        """Every prompt, through all pages."""
+        return await self._list_all("prompts/list", "prompts")
+
+    async def _list_all(self, method: str, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
         params: dict[str, Any] = {}
         while True:
-            result = await self.request("tools/list", params or None)
-            tools.extend(result["tools"])
+            result = await self.request(method, params or None)
+            items.extend(result[key])
             if "nextCursor" not in result:
-                return tools
+                return items
             params = {"cursor": result["nextCursor"]}
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """The ``contents`` of a resource (input requests answered as in :meth:`call_tool`)."""
+        result = await self.with_input("resources/read", {"uri": uri})
+        contents: list[dict[str, Any]] = result["contents"]
+        return contents
+
+    async def get_prompt(
+        self, name: str, arguments: dict[str, str] | None = None
+    ) -> dict[str, Any]:
+        """The ``GetPromptResult`` (input requests answered as in :meth:`call_tool`)."""
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = arguments
+        return await self.with_input("prompts/get", params)
+
+    async def complete(
+        self,
+        ref: dict[str, Any],
+        argument: str,
+        value: str = "",
+        context: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """``completion/complete``: the ``completion`` object (``values``, ``total``, ...)."""
+        params: dict[str, Any] = {"ref": ref, "argument": {"name": argument, "value": value}}
+        if context is not None:
+            params["context"] = {"arguments": context}
+        result = await self.request("completion/complete", params)
+        completion: dict[str, Any] = result["completion"]
+        return completion
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any] | None = None, **params: Any
@@ -261,6 +313,11 @@ class SyncClient:
     def initialize_result(self) -> dict[str, Any] | None:
         return self.client.initialize_result
 
+    @property
+    def server_requests(self) -> list[dict[str, Any]]:
+        """Requests the server sent this client (handshake era), answered by its handlers."""
+        return self.client.server_requests
+
     def send_raw(self, data: bytes | str) -> Any:
         return self._call(self.client.send_raw(data))
 
@@ -280,3 +337,30 @@ class SyncClient:
         self, name: str, arguments: dict[str, Any] | None = None, **params: Any
     ) -> dict[str, Any]:
         return self._call(self.client.call_tool(name, arguments, **params))
+
+    def with_input(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        return self._call(self.client.with_input(method, params))
+
+    def list_resources(self) -> list[dict[str, Any]]:
+        return self._call(self.client.list_resources())
+
+    def list_resource_templates(self) -> list[dict[str, Any]]:
+        return self._call(self.client.list_resource_templates())
+
+    def list_prompts(self) -> list[dict[str, Any]]:
+        return self._call(self.client.list_prompts())
+
+    def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        return self._call(self.client.read_resource(uri))
+
+    def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
+        return self._call(self.client.get_prompt(name, arguments))
+
+    def complete(
+        self,
+        ref: dict[str, Any],
+        argument: str,
+        value: str = "",
+        context: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        return self._call(self.client.complete(ref, argument, value, context))

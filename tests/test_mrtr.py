@@ -1,0 +1,300 @@
+"""Multi round-trip requests (2026-07-28): InputRequiredResult, the signed requestState, keys,
+questions asked together, and which methods may ask (in memory)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from features_support import STATELESS, Client, rpc_error, run, text_of
+from pydantic import BaseModel
+
+from mcpkit import App, Context
+from mcpkit.protocol.mrtr import STATE_KEY_ENV, StateSigner
+
+
+class Name(BaseModel):
+    name: str
+
+
+class Colour(BaseModel):
+    colour: str
+
+
+def make_app(**options: Any) -> tuple[App, list[str]]:
+    app = App("mrtr", "1", **options)
+    ran: list[str] = []
+
+    @app.tool
+    async def greet(ctx: Context) -> str:
+        """Asks a name."""
+        ran.append("greet")
+        answer = await ctx.elicit("Name?", Name, key="user_name")
+        return f"Hello, {answer.content.name}!" if answer.content else answer.action
+
+    @app.tool
+    async def together(ctx: Context) -> str:
+        """Asks three questions at once."""
+        name, sampled, roots = await asyncio.gather(
+            ctx.elicit("Name?", Name),
+            ctx.sample("Greet", max_tokens=5),
+            ctx.list_roots(),
+        )
+        text = sampled["content"]["text"]
+        return f"{name.content.name if name.content else '-'}/{text}/{len(roots)}"
+
+    @app.tool
+    async def two_rounds(ctx: Context) -> str:
+        """Asks one question, then another."""
+        ran.append("two_rounds")
+        name = await ctx.elicit("Name?", Name, key="step1")
+        colour = await ctx.elicit("Colour?", Colour, key="step2")
+        assert name.content
+        assert colour.content
+        return f"{name.content.name} likes {colour.content.colour}"
+
+    @app.resource("ask://me")
+    async def asking_resource(ctx: Context) -> str:
+        answer = await ctx.elicit("Name?", Name, key="n")
+        return f"resource for {answer.content.name if answer.content else '-'}"
+
+    @app.prompt
+    async def asking_prompt(ctx: Context) -> str:
+        """Asks first."""
+        answer = await ctx.elicit("Name?", Name, key="n")
+        return f"prompt for {answer.content.name if answer.content else '-'}"
+
+    return app, ran
+
+
+def answers(method: str) -> dict[str, Any]:
+    known: dict[str, dict[str, Any]] = {
+        "elicitation/create": {"action": "accept", "content": {"name": "Alice", "colour": "blue"}},
+        "sampling/createMessage": {
+            "role": "assistant",
+            "content": {"type": "text", "text": "hi"},
+            "model": "m",
+        },
+        "roots/list": {"roots": [{"uri": "file:///r"}]},
+    }
+    return known[method]
+
+
+def client(app: App, **options: Any) -> Client:
+    return Client(
+        app,
+        protocol_version=STATELESS,
+        elicitation=lambda p: answers("elicitation/create"),
+        sampling=lambda p: answers("sampling/createMessage"),
+        roots=lambda p: answers("roots/list"),
+        **options,
+    )
+
+
+def call(name: str, **extra: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": {}, **extra}
+
+
+def test_a_tampered_request_state_fails_before_the_handler_runs() -> None:
+    app, ran = make_app()
+
+    async def scenario() -> None:
+        async with client(app) as c:
+            first = await c.request("tools/call", call("greet"))
+            state = first["requestState"]
+            response = {"user_name": answers("elicitation/create")}
+            for bad in (
+                state + "-TAMPERED",
+                "x" + state,
+                state.replace(".", ".x"),
+                "no-dot",
+                "é.é",  # non-ASCII must not crash the comparison
+                "a.b.c",
+                42,
+            ):
+                ran.clear()
+                error = await rpc_error(
+                    c.request(
+                        "tools/call", call("greet", inputResponses=response, requestState=bad)
+                    )
+                )
+                assert error.code == -32602, bad
+                assert "requestState" in error.message
+                assert ran == []
+            # a valid state from another tool is refused too
+            other = await c.request("tools/call", call("two_rounds"))
+            error = await rpc_error(
+                c.request("tools/call", call("greet", requestState=other["requestState"]))
+            )
+            assert error.code == -32602
+
+    run(scenario)
+
+
+def test_questions_asked_together_travel_in_one_round() -> None:
+    app, _ = make_app()
+
+    async def scenario() -> None:
+        async with client(app) as c:
+            first = await c.request("tools/call", call("together"))
+            assert first["resultType"] == "input_required"
+            assert {k: v["method"] for k, v in first["inputRequests"].items()} == {
+                "elicitation-1": "elicitation/create",
+                "sampling-2": "sampling/createMessage",
+                "roots-3": "roots/list",
+            }
+            assert first["inputRequests"]["sampling-2"]["params"]["maxTokens"] == 5
+            assert "requestState" in first
+            responses = {k: answers(v["method"]) for k, v in first["inputRequests"].items()}
+            done = await c.request(
+                "tools/call",
+                call("together", inputResponses=responses, requestState=first["requestState"]),
+            )
+            assert text_of(done) == "Alice/hi/1"
+
+    run(scenario)
+
+
+def test_unknown_keys_are_ignored_and_missing_ones_asked_again() -> None:
+    app, _ = make_app()
+
+    async def scenario() -> None:
+        async with client(app) as c:
+            # a response under a known key is used without any requestState
+            extra = {"unknown_extra_key": {"x": 1}, "another_unexpected": 5}
+            known = {"user_name": answers("elicitation/create"), **extra}
+            done = await c.request("tools/call", call("greet", inputResponses=known))
+            assert text_of(done) == "Hello, Alice!"
+            # only unknown keys: asked again
+            again = await c.request("tools/call", call("greet", inputResponses={"wrong_key": {}}))
+            assert again["resultType"] == "input_required"
+            assert list(again["inputRequests"]) == ["user_name"]
+            # a malformed answer (not an object) counts as missing
+            bad = await c.request("tools/call", call("greet", inputResponses={"user_name": 12345}))
+            assert bad["resultType"] == "input_required"
+            nothing = await c.request("tools/call", call("greet", inputResponses=None))
+            assert nothing["resultType"] == "input_required"
+
+    run(scenario)
+
+
+def test_multi_round_carries_earlier_answers_and_reruns_the_handler() -> None:
+    app, ran = make_app()
+
+    async def scenario() -> None:
+        async with client(app) as c:
+            r1 = await c.request("tools/call", call("two_rounds"))
+            assert list(r1["inputRequests"]) == ["step1"]
+            step1 = {"step1": answers("elicitation/create")}
+            r2 = await c.request(
+                "tools/call",
+                call("two_rounds", inputResponses=step1, requestState=r1["requestState"]),
+            )
+            assert r2["resultType"] == "input_required"
+            assert list(r2["inputRequests"]) == ["step2"]
+            assert r2["requestState"] != r1["requestState"]
+            # the second retry sends only step2: step1 travels in the state
+            r3 = await c.request(
+                "tools/call",
+                call(
+                    "two_rounds",
+                    inputResponses={"step2": answers("elicitation/create")},
+                    requestState=r2["requestState"],
+                ),
+            )
+            assert text_of(r3) == "Alice likes blue"
+            assert ran == ["two_rounds"] * 3  # the handler ran again from the top each round
+
+    run(scenario)
+
+
+def test_prompts_and_resources_may_ask_lists_never_do() -> None:
+    app, _ = make_app()
+
+    async def scenario() -> None:
+        async with client(app) as c:
+            first = await c.request("resources/read", {"uri": "ask://me"})
+            assert first["resultType"] == "input_required"
+            assert "ttlMs" not in first
+            contents = await c.read_resource("ask://me")
+            assert contents[0]["text"] == "resource for Alice"
+            prompt = await c.request("prompts/get", {"name": "asking_prompt"})
+            assert prompt["resultType"] == "input_required"
+            got = await c.get_prompt("asking_prompt")
+            assert got["messages"][0]["content"]["text"] == "prompt for Alice"
+            for method in ("tools/list", "prompts/list", "resources/list"):
+                assert (await c.request(method))["resultType"] == "complete"
+
+    run(scenario)
+
+
+def test_only_declared_kinds_are_asked() -> None:
+    app, _ = make_app()
+
+    async def scenario() -> None:
+        async with Client(app, protocol_version=STATELESS, capabilities={"sampling": {}}) as c:
+            error = await rpc_error(c.request("tools/call", call("greet")))
+            assert error.code == -32021
+            assert error.data == {"requiredCapabilities": {"elicitation": {"form": {}}}}
+
+    run(scenario)
+
+
+def test_state_key_is_shared_through_configuration(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def first_state(app: App) -> str:
+        async with client(app) as c:
+            state: str = (await c.request("tools/call", call("greet")))["requestState"]
+            return state
+
+    async def retry(app: App, state: str) -> Any:
+        async with client(app) as c:
+            return await c.request("tools/call", call("greet", requestState=state))
+
+    async def scenario() -> None:
+        # App(state_key=...): another server (a worker, a replica) accepts the state
+        state = await first_state(make_app(state_key="k1")[0])
+        again = await retry(make_app(state_key="k1")[0], state)
+        assert again["resultType"] == "input_required"
+        assert (await rpc_error(retry(make_app(state_key="k2")[0], state))).code == -32602
+        # MCPKIT_STATE_KEY does the same for every App without a configured key
+        monkeypatch.setenv(STATE_KEY_ENV, "shared-secret")
+        state = await first_state(make_app()[0])
+        assert (await retry(make_app()[0], state))["resultType"] == "input_required"
+        monkeypatch.delenv(STATE_KEY_ENV)
+        # without configuration each server has its own random key
+        state = await first_state(make_app()[0])
+        assert (await rpc_error(retry(make_app()[0], state))).code == -32602
+
+    run(scenario)
+
+
+def test_state_signer_binds_method_and_target() -> None:
+    signer = StateSigner(b"key")
+    state = signer.encode("tools/call", "greet", {"a": {"action": "cancel"}})
+    assert signer.decode(state, "tools/call", "greet") == {"a": {"action": "cancel"}}
+    for method, target in (("prompts/get", "greet"), ("tools/call", "other")):
+        with pytest.raises(Exception, match="requestState failed verification"):
+            signer.decode(state, method, target)
+    with pytest.raises(Exception, match="failed verification"):
+        StateSigner(b"other").decode(state, "tools/call", "greet")
+
+
+def test_input_required_is_not_swallowed_by_except_exception() -> None:
+    app = App("careful", "1")
+
+    @app.tool
+    async def careful(ctx: Context) -> str:
+        """Catches every Exception around the question."""
+        try:
+            answer = await ctx.elicit("Name?", Name)
+        except Exception:
+            return "swallowed"
+        return answer.action
+
+    async def scenario() -> None:
+        async with client(app) as c:
+            first = await c.request("tools/call", call("careful"))
+            assert first["resultType"] == "input_required"
+
+    run(scenario)

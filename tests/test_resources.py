@@ -1,0 +1,407 @@
+"""Resources: static ones, RFC 6570 templates, contents, errors per era, directories,
+subscriptions, pagination (in memory, both eras)."""
+
+from __future__ import annotations
+
+import base64
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from features_support import HANDSHAKE, STATELESS, Client, era, rpc_error, run, settle
+from pydantic import BaseModel
+
+from mcpkit import App, Context, DefinitionError
+from mcpkit.resources import Contents
+
+
+class Point(BaseModel):
+    x: int
+    y: int
+
+
+def make_app(**options: Any) -> App:
+    app = App("res", "1.0.0", **options)
+
+    @app.resource("memo://text", title="Text", mime_type="text/plain")
+    def text() -> str:
+        """A text resource."""
+        return "hello"
+
+    @app.resource("memo://bytes")
+    def raw() -> bytes:
+        return b"\x00\x01\xff"
+
+    @app.resource("memo://dict", description="A dict.")
+    def data() -> dict[str, Any]:
+        return {"a": 1}
+
+    @app.resource("memo://model")
+    def model() -> Point:
+        return Point(x=1, y=2)
+
+    @app.resource(
+        "memo://many",
+        icons=[{"src": "data:image/png;base64,AA==", "mimeType": "image/png"}],
+        annotations={"audience": ["user"], "priority": 0.5},
+    )
+    def many() -> list[Contents]:
+        return [
+            Contents(text="one", mime_type="text/markdown"),
+            Contents(blob=b"two", uri="memo://many/2"),
+        ]
+
+    @app.resource("users://{user_id}/profile", name="profile", mime_type="application/json")
+    def profile(user_id: int) -> dict[str, Any]:
+        """A user's profile.
+
+        Args:
+            user_id: The user's number.
+        """
+        return {"id": user_id, "type": type(user_id).__name__}
+
+    @app.resource("docs://{+path}")
+    def doc(path: str) -> str:
+        return f"doc at {path}"
+
+    return app
+
+
+@era
+def test_static_resources_list_and_read(version: str) -> None:
+    async def scenario() -> None:
+        async with Client(make_app(), protocol_version=version) as client:
+            listed = {r["uri"]: r for r in await client.list_resources()}
+            assert list(listed) == [
+                "memo://text",
+                "memo://bytes",
+                "memo://dict",
+                "memo://model",
+                "memo://many",
+            ]
+            assert listed["memo://text"] == {
+                "uri": "memo://text",
+                "name": "text",
+                "title": "Text",
+                "description": "A text resource.",
+                "mimeType": "text/plain",
+            }
+            assert listed["memo://dict"]["description"] == "A dict."
+            assert listed["memo://many"]["annotations"] == {"audience": ["user"], "priority": 0.5}
+            assert listed["memo://many"]["icons"][0]["mimeType"] == "image/png"
+
+            assert await client.read_resource("memo://text") == [
+                {"uri": "memo://text", "mimeType": "text/plain", "text": "hello"}
+            ]
+            assert await client.read_resource("memo://bytes") == [
+                {
+                    "uri": "memo://bytes",
+                    "mimeType": "application/octet-stream",
+                    "blob": base64.b64encode(b"\x00\x01\xff").decode(),
+                }
+            ]
+            assert await client.read_resource("memo://dict") == [
+                {"uri": "memo://dict", "mimeType": "application/json", "text": '{"a":1}'}
+            ]
+            assert (await client.read_resource("memo://model"))[0]["text"] == '{"x":1,"y":2}'
+            assert await client.read_resource("memo://many") == [
+                {"uri": "memo://many", "mimeType": "text/markdown", "text": "one"},
+                {"uri": "memo://many/2", "blob": base64.b64encode(b"two").decode()},
+            ]
+
+    run(scenario)
+
+
+@era
+def test_templates_parse_variables_strictly(version: str) -> None:
+    async def scenario() -> None:
+        async with Client(make_app(), protocol_version=version) as client:
+            templates = await client.list_resource_templates()
+            assert templates == [
+                {
+                    "uriTemplate": "users://{user_id}/profile",
+                    "name": "profile",
+                    "description": "A user's profile.",
+                    "mimeType": "application/json",
+                },
+                {"uriTemplate": "docs://{+path}", "name": "doc"},
+            ]
+            contents = await client.read_resource("users://123/profile")
+            assert contents == [
+                {
+                    "uri": "users://123/profile",
+                    "mimeType": "application/json",
+                    "text": '{"id":123,"type":"int"}',
+                }
+            ]
+            bad = await rpc_error(client.read_resource("users://12x/profile"))
+            assert bad.code == -32602
+            assert bad.data == {"field": "user_id", "expected": "integer", "received": "12x"}
+            # {var} stops at '/', {+path} takes several segments
+            assert (await client.read_resource("docs://a/b/c.md"))[0]["text"] == "doc at a/b/c.md"
+            missing = await rpc_error(client.read_resource("users://1/2/profile"))
+            assert missing.data == {"uri": "users://1/2/profile"}
+
+    run(scenario)
+
+
+def test_unknown_uri_is_an_error_per_era_never_empty_contents() -> None:
+    async def scenario() -> None:
+        for version, code in ((HANDSHAKE, -32002), (STATELESS, -32602)):
+            async with Client(make_app(), protocol_version=version) as client:
+                error = await rpc_error(client.read_resource("memo://nothing"))
+                assert (error.code, error.message, error.data) == (
+                    code,
+                    "Resource not found",
+                    {"uri": "memo://nothing"},
+                )
+
+    run(scenario)
+
+
+def test_template_parameters_must_match_variables() -> None:
+    app = App("bad", "1")
+    with pytest.raises(DefinitionError, match=r"missing parameters: \['user_id'\]") as caught:
+
+        @app.resource("users://{user_id}")
+        def wrong(uid: int) -> str:
+            return ""
+
+    assert "parameters not in the template: ['uid']" in str(caught.value)
+    assert "users://{user_id}" in str(caught.value)
+
+    with pytest.raises(DefinitionError, match="a static resource takes no parameters"):
+
+        @app.resource("memo://static")
+        def static(x: int) -> str:
+            return ""
+
+    app.add_resource("memo://a", lambda: "")
+    with pytest.raises(DefinitionError, match="defined twice"):
+        app.add_resource("memo://a", lambda: "")
+
+
+def test_context_parameter_is_not_a_variable_and_reads_other_resources() -> None:
+    app = make_app()
+
+    @app.resource("combo://{user_id}")
+    async def combo(user_id: int, ctx: Context) -> str:
+        inner = await ctx.read_resource(f"users://{user_id}/profile")
+        return f"{ctx.protocol_version}: {inner[0]['text']}"
+
+    @app.tool
+    async def read(uri: str, ctx: Context) -> str:
+        """Reads one of the app's resources."""
+        return str((await ctx.read_resource(uri))[0]["text"])
+
+    async def scenario() -> None:
+        for version in (HANDSHAKE, STATELESS):
+            async with Client(app, protocol_version=version) as client:
+                text = (await client.read_resource("combo://7"))[0]["text"]
+                assert text == f'{version}: {{"id":7,"type":"int"}}'
+                result = await client.call_tool("read", {"uri": "memo://text"})
+                assert result["content"][0]["text"] == "hello"
+
+    run(scenario)
+
+
+def test_a_failing_resource_is_an_internal_error() -> None:
+    app = App("fails", "1")
+
+    @app.resource("memo://boom")
+    def boom() -> str:
+        raise RuntimeError("secret detail")
+
+    async def scenario() -> None:
+        for version in (HANDSHAKE, STATELESS):
+            async with Client(app, protocol_version=version) as client:
+                error = await rpc_error(client.read_resource("memo://boom"))
+                assert error.code == -32603
+                assert "secret" not in error.message
+
+    run(scenario)
+
+
+def test_stateless_results_carry_cache_hints() -> None:
+    async def scenario() -> None:
+        app = make_app(ttl_ms=5000, cache_scope="private")
+        async with Client(app, protocol_version=STATELESS) as client:
+            for method, params in (
+                ("resources/list", None),
+                ("resources/templates/list", None),
+                ("resources/read", {"uri": "memo://text"}),
+            ):
+                result = await client.request(method, params)
+                assert result["resultType"] == "complete"
+                assert (result["ttlMs"], result["cacheScope"]) == (5000, "private")
+
+    run(scenario)
+
+
+@era
+def test_pagination(version: str) -> None:
+    async def scenario() -> None:
+        async with Client(make_app(page_size=2), protocol_version=version) as client:
+            first = await client.request("resources/list")
+            assert [r["uri"] for r in first["resources"]] == ["memo://text", "memo://bytes"]
+            assert "nextCursor" in first
+            assert len(await client.list_resources()) == 5
+            assert len(await client.list_resource_templates()) == 2
+            bad = await rpc_error(client.request("resources/list", {"cursor": "nope"}))
+            assert bad.code == -32602
+
+    run(scenario)
+
+
+# ------------------------------------------------------------------------- directories
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    (root / "sub").mkdir(parents=True)
+    (root / "hello.txt").write_text("hi there", encoding="utf-8")
+    (root / "sub" / "data.json").write_text('{"k": 1}', encoding="utf-8")
+    (root / "image.png").write_bytes(b"\x89PNG\r\n")
+    (tmp_path / "secret.txt").write_text("top secret", encoding="utf-8")
+    os.symlink(tmp_path / "secret.txt", root / "escape.txt")
+    os.symlink(tmp_path, root / "up")
+    os.symlink(root / "hello.txt", root / "inside.txt")
+    return root
+
+
+@era
+def test_directory_serves_files_and_refuses_traversal(served: Path, version: str) -> None:
+    app = App("files", "1")
+    template = app.add_directory(served, uri_prefix="file:///", description="My files.")
+    assert template.definition == {
+        "uriTemplate": "file:///{+path}",
+        "name": "files",
+        "description": "My files.",
+    }
+
+    async def scenario() -> None:
+        async with Client(app, protocol_version=version) as client:
+            assert await client.read_resource("file:///hello.txt") == [
+                {"uri": "file:///hello.txt", "mimeType": "text/plain", "text": "hi there"}
+            ]
+            data = await client.read_resource("file:///sub/data.json")
+            assert data[0]["mimeType"] == "application/json"
+            image = await client.read_resource("file:///image.png")
+            assert image[0]["blob"] == base64.b64encode(b"\x89PNG\r\n").decode()
+            assert (await client.read_resource("file:///inside.txt"))[0]["text"] == "hi there"
+            for uri in (
+                "file:///../secret.txt",
+                "file:///sub/../../secret.txt",
+                f"file:///{served.parent / 'secret.txt'}",  # absolute: file:////tmp/...
+                "file:///escape.txt",  # a symlink leaving the root
+                "file:///up/secret.txt",  # through a symlinked directory
+                "file:///sub\\..\\..\\secret.txt",
+            ):
+                error = await rpc_error(client.read_resource(uri))
+                assert error.code == -32602, uri
+                assert "leaves the served directory" in error.message, uri
+            missing = await rpc_error(client.read_resource("file:///nope.txt"))
+            assert missing.code == (-32002 if version == HANDSHAKE else -32602)
+            assert missing.data == {"uri": "file:///nope.txt"}
+            assert (await rpc_error(client.read_resource("file:///sub"))).data == {
+                "uri": "file:///sub"
+            }
+
+    run(scenario)
+
+
+# ----------------------------------------------------------------------- subscriptions
+
+
+def test_subscribe_and_notify_resource_updated() -> None:
+    app = make_app()
+
+    async def scenario() -> None:
+        async with Client(app) as client:
+            caps = (client.initialize_result or {})["capabilities"]
+            assert caps["resources"] == {"subscribe": True, "listChanged": True}
+            assert await client.request("resources/subscribe", {"uri": "memo://text"}) == {}
+            app.notify_resource_updated("memo://text")
+            app.notify_resource_updated("memo://dict")  # not subscribed: nothing
+            await settle()
+            assert client.notifications == [
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/resources/updated",
+                    "params": {"uri": "memo://text"},
+                }
+            ]
+            assert await client.request("resources/unsubscribe", {"uri": "memo://text"}) == {}
+            app.notify_resource_updated("memo://text")
+            await settle()
+            assert len(client.notifications) == 1
+            error = await rpc_error(client.request("resources/subscribe", {"uri": 3}))
+            assert error.code == -32602
+
+    run(scenario)
+
+
+def test_subscribe_does_not_exist_in_the_stateless_era() -> None:
+    async def scenario() -> None:
+        async with Client(make_app(), protocol_version=STATELESS) as client:
+            for method in ("resources/subscribe", "resources/unsubscribe"):
+                error = await rpc_error(client.request(method, {"uri": "memo://text"}))
+                assert error.code == -32601
+
+    run(scenario)
+
+
+def test_no_resources_no_capability() -> None:
+    app = App("empty", "1")
+
+    @app.tool
+    def noop() -> str:
+        """Nothing."""
+        return ""
+
+    async def scenario() -> None:
+        async with Client(app) as client:
+            assert "resources" not in (client.initialize_result or {})["capabilities"]
+            assert (await rpc_error(client.request("resources/list"))).code == -32601
+
+    run(scenario)
+
+
+def test_remove_resource() -> None:
+    app = make_app()
+    app.remove_resource("memo://text")
+    app.remove_resource("docs://{+path}")
+    assert "memo://text" not in app.resources
+    assert "docs://{+path}" not in app.resource_templates
+    with pytest.raises(KeyError):
+        app.remove_resource("memo://text")
+
+
+def test_contents_needs_exactly_one_of_text_or_blob() -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        Contents()
+    with pytest.raises(ValueError, match="exactly one"):
+        Contents(text="a", blob=b"b")
+
+
+def test_a_template_may_say_not_found() -> None:
+    from mcpkit.exceptions import ResourceNotFound
+
+    app = App("users", "1")
+
+    @app.resource("users://{user_id}")
+    def user(user_id: int) -> str:
+        if user_id != 1:
+            raise ResourceNotFound()
+        return "Ada"
+
+    async def scenario() -> None:
+        for version, code in ((HANDSHAKE, -32002), (STATELESS, -32602)):
+            async with Client(app, protocol_version=version) as client:
+                assert (await client.read_resource("users://1"))[0]["text"] == "Ada"
+                error = await rpc_error(client.read_resource("users://2"))
+                assert (error.code, error.data) == (code, {"uri": "users://2"})
+
+    run(scenario)
