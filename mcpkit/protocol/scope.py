@@ -46,7 +46,7 @@ class RequestContext:
     principal: Any = field(default_factory=current_principal.get)
     input_responses: dict[str, Any] = field(default_factory=dict)
     missing_inputs: dict[str, Any] = field(default_factory=dict)
-    reader: Callable[[str], Awaitable[list[dict[str, Any]]]] | None = None
+    reader: Callable[[RequestContext, str], Awaitable[list[dict[str, Any]]]] | None = None
     _last_progress: float | None = field(default=None, repr=False)
     _asked: int = field(default=0, repr=False)
 
@@ -73,7 +73,7 @@ class RequestContext:
     async def read_resource(self, uri: str) -> list[dict[str, Any]]:
         if self.reader is None:
             raise MCPKitError("resources cannot be read from this request")
-        return await self.reader(uri)
+        return await self.reader(self, uri)
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         if self.progress_token is None:

@@ -74,6 +74,7 @@ class Server:
         self.limits = limits or Limits()
         self.workers = Workers()
         self.signer = StateSigner(state_key(app.state_key))
+        self.read_uri = functools.partial(read_uri, self)
         self.state: Any = None
         self._capabilities: dict[str, Any] | None = None
         self._lifespan: contextlib.AsyncExitStack | None = None
@@ -292,7 +293,7 @@ class Session:
             progress_token=_progress_token(meta),
             state=self.server.state,
         )
-        ctx.reader = functools.partial(read_uri, self.server, ctx)
+        ctx.reader = self.server.read_uri
         return ctx
 
     def _finish_stateless(self, result: dict[str, Any], method: Method) -> dict[str, Any]:
@@ -325,7 +326,7 @@ class Session:
             state=self.server.state,
             session=self,
         )
-        ctx.reader = functools.partial(read_uri, self.server, ctx)
+        ctx.reader = self.server.read_uri
         return await method.handler(self.server, ctx, params)
 
     def _offers(self, method: Method) -> bool:

@@ -118,14 +118,16 @@ class _Connection(asyncio.Protocol):
     def _drain(self) -> None:
         """Start the complete lines buffered, while fewer than ``max_in_flight`` run; then
         pause reading (backpressure) or resume it."""
+        start = 0
         while len(self.tasks) < self.max_in_flight:
-            end = self.buffer.find(b"\n")
+            end = self.buffer.find(b"\n", start)
             if end < 0:
                 break
-            line = bytes(self.buffer[:end])
-            del self.buffer[: end + 1]
+            line = bytes(self.buffer[start:end])
+            start = end + 1
             if line.strip():
                 self._dispatch(line)
+        del self.buffer[:start]  # once per read, not once per line
         if len(self.buffer) > self.server.limits.max_bytes and self.buffer.find(b"\n") < 0:
             self.buffer.clear()
             self.skipping = True
