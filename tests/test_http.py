@@ -1,0 +1,512 @@
+"""Streamable HTTP over real sockets, with raw requests: status codes, headers, both eras."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import http_app
+import pytest
+from http_support import (
+    LIST,
+    META,
+    MODERN,
+    initialize,
+    modern_call,
+    modern_headers,
+    post,
+    request,
+    serve,
+)
+
+from mcpkit import App
+from mcpkit.exceptions import ClientCapabilityError
+from mcpkit.transports.http import HttpApp
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    with serve(http_app.app.asgi()) as bound:
+        yield bound
+
+
+@pytest.fixture(scope="module")
+def stateless_port() -> Iterator[int]:
+    with serve(http_app.app.asgi(stateless=True)) as bound:
+        yield bound
+
+
+def call(request_id: int, name: str, arguments: dict[str, Any], **meta: Any) -> dict[str, Any]:
+    params = {"name": name, "arguments": arguments, "_meta": meta}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+# ------------------------------------------------------------------------ handshake era
+
+
+def test_initialize_mints_a_random_visible_ascii_session_id(port: int) -> None:
+    first, second = initialize(port), initialize(port)
+    assert first != second
+    assert len(first) >= 32
+    assert all(0x21 <= ord(ch) <= 0x7E for ch in first)
+
+
+def test_requests_need_a_live_session(port: int) -> None:
+    assert post(port, LIST).status == 400
+    unknown = post(port, LIST, {"mcp-session-id": "nope"})
+    assert unknown.status == 404
+    assert unknown.json["id"] == 1
+    session = initialize(port)
+    assert post(port, LIST, {"mcp-session-id": session}).status == 200
+    assert request(port, "DELETE", headers={"mcp-session-id": session}).status == 204
+    assert post(port, LIST, {"mcp-session-id": session}).status == 404
+    assert request(port, "DELETE", headers={"mcp-session-id": session}).status == 404
+
+
+def test_get_and_delete_without_a_session_are_not_allowed(port: int) -> None:
+    for method in ("GET", "DELETE"):
+        reply = request(port, method, headers={"accept": "text/event-stream"})
+        assert reply.status == 405
+        assert "POST" in reply.headers["allow"]
+    assert request(port, "PUT", {}).status == 405
+
+
+def test_protocol_version_header_is_validated_not_obeyed(port: int) -> None:
+    session = initialize(port)
+    for version in ("2025-03-26", "2025-06-18", "2025-11-25"):
+        headers = {"mcp-session-id": session, "mcp-protocol-version": version}
+        assert post(port, LIST, headers).status == 200
+    bad = post(port, LIST, {"mcp-session-id": session, "mcp-protocol-version": "2099-01-01"})
+    assert bad.status == 400
+    assert bad.json["id"] == 1
+    assert post(port, LIST, {"mcp-protocol-version": "nonsense"}).status == 400
+
+
+def test_a_request_that_emits_notifications_answers_as_sse_with_a_priming_event(
+    port: int,
+) -> None:
+    session = initialize(port)
+    headers = {"mcp-session-id": session}
+    level = {"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "info"}}
+    assert post(port, level, headers).status == 200
+    reply = post(port, call(2, "chatty", {}, progressToken="tok"), headers)
+    assert reply.status == 200
+    assert reply.headers["content-type"].startswith("text/event-stream")
+    assert reply.headers["x-accel-buffering"] == "no"
+    events = reply.events
+    assert events[0][0]  # priming: an id and empty data
+    assert events[0][1] == ""
+    methods = [m.get("method") for m in reply.messages]
+    assert methods == ["notifications/progress"] * 3 + ["notifications/message", None]
+    assert reply.messages[-1]["result"]["content"][0]["text"] == "finished"
+    assert len({event_id for event_id, _ in events}) == len(events)
+
+
+def test_no_priming_event_before_2025_11_25(port: int) -> None:
+    session = initialize(port, "2025-06-18")
+    reply = post(port, call(2, "chatty", {}, progressToken=7), {"mcp-session-id": session})
+    assert reply.events[0][1] != ""
+
+
+def test_a_quiet_request_answers_json_and_notifications_answer_202(port: int) -> None:
+    session = initialize(port)
+    reply = post(port, call(1, "echo", {"text": "hi"}), {"mcp-session-id": session})
+    assert reply.headers["content-type"] == "application/json"
+    assert reply.json["result"]["content"][0]["text"] == "hi"
+    response = {"jsonrpc": "2.0", "id": "mcpkit-99", "result": {}}
+    reply = post(port, response, {"mcp-session-id": session})
+    assert (reply.status, reply.body) == (202, b"")
+
+
+def test_batches_follow_the_sessions_version(port: int) -> None:
+    batch = [LIST, {"jsonrpc": "2.0", "id": 2, "method": "ping"}]
+    old = initialize(port, "2025-03-26")
+    reply = post(port, batch, {"mcp-session-id": old})
+    assert reply.status == 200
+    assert sorted(m["id"] for m in reply.json) == [1, 2]
+    notes = [{"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    assert post(port, notes, {"mcp-session-id": old}).status == 202
+    new = initialize(port)
+    rejected = post(port, batch, {"mcp-session-id": new})
+    assert rejected.status == 400
+    assert rejected.json["error"]["code"] == -32600
+
+
+def test_notifications_cancelled_cancels_but_a_disconnect_does_not(port: int) -> None:
+    session = initialize(port)
+    http_app.CANCELLED.clear()
+    http_app.FINISHED.clear()
+    http_app.STARTED.clear()
+    sock = _send_raw(port, call(5, "slow", {"seconds": 0.4}), {"mcp-session-id": session})
+    assert http_app.STARTED.wait(5)
+    sock.close()  # handshake era: the call goes on
+    assert http_app.FINISHED.wait(5)
+    assert not http_app.CANCELLED.is_set()
+
+    http_app.STARTED.clear()
+    sock = _send_raw(port, call(6, "slow", {"seconds": 30}), {"mcp-session-id": session})
+    assert http_app.STARTED.wait(5)
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 6}}
+    assert post(port, cancel, {"mcp-session-id": session}).status == 202
+    assert http_app.CANCELLED.wait(5)
+    sock.close()
+
+
+def test_get_opens_the_sessions_stream_for_server_messages(port: int) -> None:
+    session = initialize(port)
+    sock = _send_raw(port, None, {"mcp-session-id": session}, method="GET")
+    head = _read_until(sock, b"data: \n\n")  # headers, then the priming event
+    assert b"200" in head.split(b"\r\n", 1)[0]
+    assert b"text/event-stream" in head
+    again = request(port, "GET", headers={"mcp-session-id": session, "accept": "text/event-stream"})
+    assert again.status == 409
+    http_app.app.add_tool(lambda: None, name="temporary", description="Added by a test.")
+    try:
+        assert b"notifications/tools/list_changed" in _read_until(sock, b"list_changed")
+    finally:
+        http_app.app.remove_tool("temporary")
+    assert request(port, "DELETE", headers={"mcp-session-id": session}).status == 204
+    _read_until(sock, b"0\r\n\r\n")  # DELETE ends the stream: the last chunk arrives
+    sock.close()
+
+
+def test_get_needs_an_event_stream_accept(port: int) -> None:
+    session = initialize(port)
+    reply = request(port, "GET", headers={"mcp-session-id": session, "accept": "application/json"})
+    assert reply.status == 406
+
+
+# ------------------------------------------------------------------------ stateless mode
+
+
+def test_stateless_mode_serves_handshake_requests_without_sessions(stateless_port: int) -> None:
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+    reply = post(stateless_port, init)
+    assert reply.status == 200
+    assert "mcp-session-id" not in reply.headers
+    listed = post(stateless_port, LIST, {"mcp-protocol-version": "2025-11-25"})
+    assert [t["name"] for t in listed.json["result"]["tools"]][:2] == ["echo", "pid"]
+    assert post(stateless_port, LIST, {"mcp-session-id": "ignored"}).status == 200
+    assert request(stateless_port, "GET", headers={"accept": "text/event-stream"}).status == 405
+    assert request(stateless_port, "DELETE", headers={"mcp-session-id": "x"}).status == 405
+
+
+def test_stateless_mode_batches_only_at_2025_03_26(stateless_port: int) -> None:
+    batch = [LIST, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
+    assert len(post(stateless_port, batch).json) == 2  # no header: 2025-03-26
+    assert len(post(stateless_port, batch, {"mcp-protocol-version": "2025-03-26"}).json) == 2
+    reply = post(stateless_port, batch, {"mcp-protocol-version": "2025-06-18"})
+    assert reply.status == 400
+    assert reply.json["error"]["code"] == -32600
+
+
+def test_stateless_mode_cancels_a_call_whose_client_left(stateless_port: int) -> None:
+    http_app.CANCELLED.clear()
+    http_app.STARTED.clear()
+    sock = _send_raw(stateless_port, call(1, "slow", {"seconds": 30}), {})
+    assert http_app.STARTED.wait(5)
+    sock.close()
+    assert http_app.CANCELLED.wait(5)
+
+
+# ------------------------------------------------------------------------ stateless era
+
+
+def test_stateless_era_call_answers_with_result_type(port: int) -> None:
+    body = modern_call(1, "echo", {"text": "hi"})
+    reply = post(port, body, modern_headers("tools/call", "echo", **{"mcp-session-id": "x"}))
+    assert reply.status == 200
+    assert reply.json["result"]["resultType"] == "complete"
+    assert "mcp-session-id" not in reply.headers
+
+
+@pytest.mark.parametrize(
+    ("meta", "headers", "status", "code"),
+    [
+        ({}, {}, 400, -32602),
+        ({"io.modelcontextprotocol/protocolVersion": MODERN}, {}, 400, -32602),
+        (META, {"mcp-protocol-version": ""}, 400, -32020),
+        (META, {"mcp-protocol-version": "2025-11-25"}, 400, -32020),
+        ({**META, "io.modelcontextprotocol/protocolVersion": "v9"}, {}, 400, -32020),
+        (
+            {**META, "io.modelcontextprotocol/protocolVersion": "v9"},
+            {"mcp-protocol-version": "v9"},
+            400,
+            -32022,
+        ),
+        (META, {"mcp-method": ""}, 400, -32020),
+        (META, {"mcp-method": "TOOLS/LIST"}, 400, -32020),
+        (META, {"mcp-method": "prompts/list"}, 400, -32020),
+    ],
+)
+def test_stateless_era_error_order(
+    port: int, meta: dict[str, Any], headers: dict[str, str], status: int, code: int
+) -> None:
+    body = {"jsonrpc": "2.0", "id": 77, "method": "tools/list", "params": {"_meta": meta}}
+    reply = post(port, body, {**modern_headers("tools/list"), **headers})
+    assert reply.status == status, reply.body
+    assert reply.json["id"] == 77
+    assert reply.json["error"]["code"] == code
+    if code == -32022:
+        assert reply.json["error"]["data"] == {"supported": ["2026-07-28"], "requested": "v9"}
+
+
+def test_header_names_are_case_insensitive_and_values_trimmed(port: int) -> None:
+    body = modern_call(1, "echo", {"text": "x"})
+    headers = {"MCP-PROTOCOL-VERSION": MODERN, "MCP-METHOD": "tools/call", "Mcp-Name": "  echo  "}
+    assert post(port, body, headers).status == 200
+
+
+@pytest.mark.parametrize(
+    ("name_header", "ok"),
+    [("echo", True), ("=?base64?ZWNobw==?=", True), ("wrong", False), ("", False)],
+)
+def test_mcp_name_is_required_and_checked(port: int, name_header: str, ok: bool) -> None:
+    reply = post(
+        port, modern_call(1, "echo", {"text": "x"}), modern_headers("tools/call", name_header)
+    )
+    assert reply.status == (200 if ok else 400)
+    if not ok:
+        assert reply.json["error"]["code"] == -32020
+
+
+def test_unknown_and_removed_methods_are_404(port: int) -> None:
+    for method in ("unknown/method", "initialize", "ping", "logging/setLevel"):
+        body = {"jsonrpc": "2.0", "id": 500, "method": method, "params": {"_meta": META}}
+        reply = post(port, body, modern_headers(method))
+        assert reply.status == 404, method
+        assert reply.json["error"]["code"] == -32601
+        assert reply.json["id"] == 500
+
+
+def test_missing_client_capability_is_400() -> None:
+    needy = App("needy", "1")
+
+    @needy.tool
+    def sample() -> str:
+        """Needs sampling."""
+        raise ClientCapabilityError({"sampling": {}})
+
+    with serve(needy.asgi()) as bound:
+        reply = post(bound, modern_call(9, "sample", {}), modern_headers("tools/call", "sample"))
+    assert reply.status == 400
+    assert reply.json["error"]["code"] == -32021
+    assert reply.json["id"] == 9
+
+
+def test_stateless_era_notifications_are_202_and_batches_400(port: int) -> None:
+    note = {"jsonrpc": "2.0", "method": "notifications/x", "params": {"_meta": META}}
+    assert post(port, note, {"mcp-protocol-version": MODERN}).status == 202
+    reply = post(port, [modern_call(1, "echo", {"text": "x"})], {"mcp-protocol-version": MODERN})
+    assert reply.status == 400
+    assert reply.json["error"]["code"] == -32600
+
+
+def test_stateless_era_progress_streams_without_priming(port: int) -> None:
+    meta = {**META, "progressToken": "progress-test-1"}
+    body = call(3, "chatty", {}, **meta)
+    reply = post(port, body, modern_headers("tools/call", "chatty"))
+    assert reply.headers["content-type"].startswith("text/event-stream")
+    assert all(data for _, data in reply.events)
+    tokens = [m["params"]["progressToken"] for m in reply.messages[:-1]]
+    assert tokens == ["progress-test-1"] * 3  # no logLevel in _meta: no log message
+    assert reply.messages[-1]["result"]["resultType"] == "complete"
+
+
+def test_closing_the_stream_cancels_a_stateless_era_call(port: int) -> None:
+    http_app.CANCELLED.clear()
+    http_app.STARTED.clear()
+    sock = _send_raw(
+        port, modern_call(1, "slow", {"seconds": 30}), modern_headers("tools/call", "slow")
+    )
+    assert http_app.STARTED.wait(5)
+    sock.close()
+    assert http_app.CANCELLED.wait(5)
+
+
+# -------------------------------------------------------------------------- x-mcp-header
+
+
+def located(arguments: dict[str, Any], **params: str) -> tuple[int, Any]:
+    headers = modern_headers("tools/call", "located", **params)
+    return 0, (modern_call(1, "located", arguments), headers)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "params", "ok"),
+    [
+        ({"region": "Hello"}, {"mcp-param-region": "=?base64?SGVsbG8=?="}, True),
+        ({"region": "Hello"}, {"mcp-param-region": "=?base64?SGVsbG8?="}, False),
+        ({"region": "Hello"}, {"mcp-param-region": "=?base64?SGVs!!!bG8=?="}, False),
+        ({"region": "SGVsbG8="}, {"mcp-param-region": "SGVsbG8="}, True),
+        ({"region": "=?base64?SGVsbG8="}, {"mcp-param-region": "=?base64?SGVsbG8="}, True),
+        ({"region": "test-value"}, {}, False),
+        ({"region": "eu"}, {"Mcp-Param-REGION": "eu"}, True),
+        ({"region": "eu"}, {"mcp-param-region": "us"}, False),
+        ({"region": None}, {}, True),
+        ({"note": "no header"}, {}, True),
+        ({"count": 42}, {"mcp-param-count": "42.0"}, True),
+        ({"count": 42}, {"mcp-param-count": "042"}, True),
+        ({"count": 42}, {"mcp-param-count": "43"}, False),
+        ({"count": 42}, {"mcp-param-count": "forty-two"}, False),
+        ({"flag": True}, {"mcp-param-flag": "true"}, True),
+        ({"flag": False}, {"mcp-param-flag": "False"}, False),
+        ({"place": {"zone": "z1"}}, {"mcp-param-zone": "z1"}, True),
+        ({"place": {"zone": "z1"}}, {}, False),
+        ({"region": "Zürich"}, {"mcp-param-region": "=?base64?WsO8cmljaA==?="}, True),
+    ],
+)
+def test_x_mcp_header_params(
+    port: int, arguments: dict[str, Any], params: dict[str, str], ok: bool
+) -> None:
+    headers = modern_headers("tools/call", "located", **params)
+    reply = post(port, modern_call(1, "located", arguments), headers)
+    assert reply.status == (200 if ok else 400), reply.body
+    if ok:
+        assert "result" in reply.json
+    else:
+        assert reply.json["error"]["code"] == -32020
+        assert reply.json["id"] == 1
+
+
+def test_x_mcp_header_rejects_raw_non_ascii_and_duplicates(port: int) -> None:
+    body = json.dumps(modern_call(1, "located", {"region": "é"})).encode()
+    base = "".join(f"{k}: {v}\r\n" for k, v in modern_headers("tools/call", "located").items())
+    for extra in ("mcp-param-region: \xe9\r\n", "mcp-param-region: a\r\nmcp-param-region: a\r\n"):
+        head = (
+            f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+            f"accept: application/json, text/event-stream\r\n{base}{extra}"
+            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+        )
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(head.encode("latin-1") + body)
+            answer = _read_all(sock)
+        assert answer.startswith(b"HTTP/1.1 400"), answer[:200]
+        assert b"-32020" in answer
+
+
+# ------------------------------------------------------------ status codes and security
+
+
+def test_accept_content_type_and_size(port: int) -> None:
+    assert post(port, LIST, {"accept": "text/html"}).status == 406
+    assert post(port, LIST, {"accept": "application/json"}).status == 406  # SSE mode needs both
+    assert post(port, LIST, {"accept": "*/*", "mcp-session-id": "x"}).status == 404  # accepted
+    assert post(port, LIST, {"accept": "application/*, text/*"}).status == 400  # accepted
+    assert post(port, LIST, {"accept": "application/json;q=0, text/event-stream"}).status == 406
+    assert post(port, LIST, {"content-type": "text/plain"}).status == 415
+    assert post(port, LIST, {"content-type": ""}).status == 415
+    broken = post(port, None, raw=b"{not json")
+    assert broken.status == 400
+    assert broken.json == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": -32700, "message": "Parse error"},
+    }
+
+
+def test_json_mode_needs_only_json_and_never_streams() -> None:
+    with serve(http_app.app.asgi(json_response=True)) as bound:
+        session = initialize(bound, accept="application/json")
+        headers = {"mcp-session-id": session, "accept": "application/json"}
+        reply = post(bound, call(1, "chatty", {}, progressToken=1), headers)
+    assert reply.headers["content-type"] == "application/json"
+    assert reply.json["result"]["content"][0]["text"] == "finished"
+
+
+def test_body_limit_is_413() -> None:
+    with serve(http_app.app.asgi(max_body_bytes=100)) as bound:
+        big = {"jsonrpc": "2.0", "id": 1, "method": "x" * 200}
+        assert post(bound, big).status == 413
+        assert post(bound, None, raw=b"").status == 400  # an empty body is not JSON
+
+
+def test_origin_is_checked_on_every_request(port: int) -> None:
+    evil = post(port, LIST, {"origin": "http://evil.example.com"})
+    assert evil.status == 403
+    assert evil.json["error"]["code"] == -32600
+    assert post(port, LIST, {"origin": "http://localhost:3000"}).status == 400  # passed: no session
+    assert post(port, LIST, {"origin": "http://[::1]:3000"}).status == 400
+    assert request(port, "GET", headers={"origin": "null"}).status == 403
+
+
+def test_host_is_checked_on_loopback_binds(port: int) -> None:
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+    rebound = {"host": "evil.example.com", "origin": "http://evil.example.com"}
+    assert post(port, init, rebound).status == 421
+    assert (
+        post(port, init, {"host": f"localhost:{port}", "origin": f"http://localhost:{port}"}).status
+        == 200
+    )
+
+
+def test_explicit_allow_lists() -> None:
+    asgi = http_app.app.asgi(
+        allowed_origins=["https://app.example.com"], allowed_hosts=["mcp.example.com"]
+    )
+    with serve(asgi) as bound:
+        ok = {"host": "mcp.example.com", "origin": "https://app.example.com"}
+        assert post(bound, LIST, ok).status == 400  # through both checks: no session
+        assert post(bound, LIST, {**ok, "origin": "http://localhost"}).status == 403
+        assert post(bound, LIST, {**ok, "host": "localhost"}).status == 421
+    with serve(http_app.app.asgi(allowed_origins=["*"], allowed_hosts=["*"])) as bound:
+        assert post(bound, LIST, {"host": "any", "origin": "https://any"}).status == 400
+
+
+def test_other_paths_are_plain_404(port: int) -> None:
+    assert request(port, "GET", path="/elsewhere").status == 404
+    assert request(port, "GET", path="/.well-known/oauth-protected-resource").status == 404
+
+
+def test_errors_never_leak(port: int) -> None:
+    def explode(token: str) -> None:
+        raise RuntimeError("secret detail")
+
+    with serve(HttpApp(http_app.app, auth=explode)) as bound:
+        reply = post(bound, LIST, {"authorization": "Bearer t"})
+    assert reply.status == 500
+    assert b"secret" not in reply.body
+    assert reply.json["error"] == {"code": -32603, "message": "Internal error"}
+
+
+# ------------------------------------------------------------------------------- helpers
+
+
+def _send_raw(
+    port: int, body: Any, headers: dict[str, str], *, method: str = "POST"
+) -> socket.socket:
+    data = b"" if body is None else json.dumps(body).encode()
+    lines = {
+        "host": f"127.0.0.1:{port}",
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "content-length": str(len(data)),
+        **headers,
+    }
+    head = f"{method} /mcp HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in lines.items())
+    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+    sock.sendall(head.encode() + b"\r\n" + data)
+    return sock
+
+
+def _read_until(sock: socket.socket, marker: bytes) -> bytes:
+    data = b""
+    deadline = time.monotonic() + 5
+    while marker not in data:
+        assert time.monotonic() < deadline, data
+        chunk = sock.recv(65536)
+        assert chunk, data
+        data += chunk
+    return data
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
