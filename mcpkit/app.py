@@ -19,7 +19,8 @@ __all__ = ["App"]
 F = TypeVar("F", bound=Callable[..., Any])
 Listener = Callable[[str, "str | None"], None]
 """Called with ``(kind, uri)``: ``("tools" | "prompts" | "resources", None)`` when a list
-changes, ``("resource", uri)`` when a resource's contents change."""
+changes, ``("resource", uri)`` when a resource's contents change, ``("capabilities", None)``
+when only what the server advertises may change."""
 Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 Completer = Callable[..., Any]
 
@@ -269,7 +270,7 @@ class App:
         every ``completion/complete`` that no per-argument completer handles.
         """
         self.completer = fn
-        self._changed("prompts")
+        self._changed("capabilities")  # may add `completions`
         return fn
 
     @staticmethod

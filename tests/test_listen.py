@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 from typing import Any
 
 from features_support import HANDSHAKE, STATELESS, Client, rpc_error, run, settle
@@ -255,3 +256,35 @@ def test_listen_over_stdio(tmp_path: Any) -> None:
         assert after["id"] == 3, json.dumps(after)  # no response for the cancelled stream
     finally:
         server.stop()
+
+
+def test_sigterm_ends_a_listen_stream_with_its_result() -> None:
+    """A graceful shutdown answers the open listen request instead of leaving it hanging."""
+    server = StdioServer("examples/everything.py:app")
+    try:
+        server.send(listen_request("listen-9", {"toolsListChanged": True}))
+        assert server.read()["method"] == "notifications/subscriptions/acknowledged"
+        server.proc.send_signal(signal.SIGTERM)
+        final = server.read()
+        assert final["id"] == "listen-9"
+        assert final["result"]["resultType"] == "complete"
+        assert final["result"]["_meta"][SUB] == "listen-9"
+        assert server.proc.wait(timeout=10) == 0
+    finally:
+        server.stop()
+
+
+def test_registering_a_completer_tells_no_list_change_but_offers_completions() -> None:
+    app = make_app()
+    with Client(app, protocol_version=HANDSHAKE) as client:
+        assert "completions" not in client.initialize_result["capabilities"]  # type: ignore[index]
+
+        @app.completion
+        def complete_all(ref: Any, argument: str, value: str, given: Any) -> list[str]:
+            return ["x"]
+
+        client.request("ping")
+        assert methods(client.notifications) == []
+        meta = {META_VERSION: STATELESS, META_CAPABILITIES: {}}
+        found = client.request("server/discover", {"_meta": meta})
+        assert "completions" in found["capabilities"]

@@ -276,7 +276,8 @@ async def _call(fn: Callable[..., Any], *args: Any) -> list[str]:
 
 async def listen(server: Server, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``subscriptions/listen``: acknowledge, then stream the requested changes until the
-    client cancels (stdio: ``notifications/cancelled``; HTTP: it closes the stream)."""
+    client cancels (stdio: ``notifications/cancelled``; HTTP: it closes the stream), or the
+    server shuts down gracefully and answers the listen request itself."""
     wanted = params.get("notifications")
     if not isinstance(wanted, dict):
         raise InvalidParams("Invalid params: 'notifications' must be an object")
@@ -286,7 +287,7 @@ async def listen(server: Server, ctx: RequestContext, params: dict[str, Any]) ->
         _note("notifications/subscriptions/acknowledged", {"_meta": tag, "notifications": honoured})
     )
     loop = asyncio.get_running_loop()
-    outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+    outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
 
     def on_change(kind: str, uri: str | None) -> None:
         message = _listen_message(honoured, kind, uri, tag)
@@ -294,10 +295,13 @@ async def listen(server: Server, ctx: RequestContext, params: dict[str, Any]) ->
             loop.call_soon_threadsafe(outbox.put_nowait, message)
 
     unsubscribe_app = server.app.subscribe(on_change)
+    server.streams.add(outbox)
     try:
-        while True:
-            await ctx.send(await outbox.get())
+        while (message := await outbox.get()) is not None:
+            await ctx.send(message)
+        return {"_meta": dict(tag)}  # the server is closing: end the stream with a result
     finally:
+        server.streams.discard(outbox)
         unsubscribe_app()
 
 

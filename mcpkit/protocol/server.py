@@ -59,6 +59,7 @@ _request_send: contextvars.ContextVar[Send | None] = contextvars.ContextVar(
     "mcpkit_request_send", default=None
 )
 
+_LISTS = frozenset({"tools", "prompts", "resources"})
 _STATELESS_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 _NO_SESSION = (
     "Invalid params: no session; send 'initialize' first, or carry _meta "
@@ -75,6 +76,7 @@ class Server:
         self.workers = Workers()
         self.signer = StateSigner(state_key(app.state_key))
         self.read_uri = functools.partial(read_uri, self)
+        self.streams: set[asyncio.Queue[Any]] = set()  # open subscriptions/listen streams
         self.state: Any = None
         self._capabilities: dict[str, Any] | None = None
         self._lifespan: contextlib.AsyncExitStack | None = None
@@ -95,6 +97,13 @@ class Server:
         if self._lifespan is None:
             self._lifespan = contextlib.AsyncExitStack()
             self.state = await self._lifespan.enter_async_context(self.app.lifespan(self.app))
+
+    async def end_streams(self) -> None:
+        """Answer every open ``subscriptions/listen`` request (a graceful shutdown)."""
+        for outbox in list(self.streams):
+            outbox.put_nowait(None)
+        for _ in range(3):  # let the listen handlers return and their answers be written
+            await asyncio.sleep(0)
 
     async def stop(self) -> None:
         """Leave the lifespan and stop listening to the App."""
@@ -137,8 +146,10 @@ class Session:
             if uri not in self.resource_subscriptions:
                 return
             message = _note("notifications/resources/updated", {"uri": uri})
-        else:
+        elif kind in _LISTS:
             message = _note(f"notifications/{kind}/list_changed", None)
+        else:
+            return  # e.g. "capabilities": nothing a client is told about
         self._loop.call_soon_threadsafe(lambda: self._spawn(self.send(message)))
 
     def _spawn(self, coroutine: Any) -> None:

@@ -73,6 +73,7 @@ async def serve_stdio(
     await _reader(loop, stdin, connection)
     with _stop_on_signals(loop, connection.close):
         await done
+    await server.end_streams()
     await connection.session.cancel_all()
     await server.stop()
 
