@@ -116,6 +116,8 @@ def _constraints(schema: Schema) -> Iterator[str]:
         yield "unique items"
     if schema.get("additionalProperties") is False and schema.get("properties"):
         yield "no other keys"
+    if isinstance(schema.get("x-mcp-header"), str):
+        yield f"also sent as HTTP header Mcp-Param-{schema['x-mcp-header']}"
 
 
 def literal(value: Any) -> str:
