@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 from typing import Any
 
 import click
 
 from mcpkit.cli.loader import TargetError, load_app
+from mcpkit.protocol.mrtr import STATE_KEY_ENV
 
 __all__ = ["http_app_from_env", "run"]
 
@@ -94,6 +96,9 @@ def _serve_http(
     options = {"path": path, "stateless": stateless, "json_response": json_response}
     os.environ[TARGET_ENV] = target
     os.environ[OPTIONS_ENV] = json.dumps(options)
+    if workers > 1 and app.state_key is None:
+        # Every worker must verify the requestState another worker signed: one shared key.
+        os.environ.setdefault(STATE_KEY_ENV, secrets.token_hex(32))
     shown = f"[{host}]" if ":" in host else host
     click.echo(
         f"mcpkit: serving {app.summary} over Streamable "
