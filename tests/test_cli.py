@@ -72,3 +72,30 @@ def test_console_script() -> None:
     assert script is not None, "install mcpkit next to this Python: pip install -e ."
     done = run(script, "--version")
     assert (done.returncode, done.stdout, done.stderr) == (0, VERSION_LINE, "")
+
+
+def test_lazy_commands_describe_themselves_as_they_load() -> None:
+    """``mcpkit --help`` shows COMMANDS' one-liners without importing the commands: each must
+    name a real command of that name and say what its own help says first."""
+    import importlib
+
+    import click
+
+    from mcpkit.cli.main import COMMANDS
+
+    for name, (module, summary) in COMMANDS.items():
+        command = getattr(importlib.import_module(module), name)
+        assert isinstance(command, click.Command)
+        assert command.name == name
+        first_words = " ".join((command.help or "").split()[:3])
+        assert summary.startswith(first_words), (name, summary, first_words)
+
+
+def test_run_loads_no_other_subcommand() -> None:
+    done = run(
+        sys.executable,
+        "-c",
+        "import sys; from mcpkit.cli.main import cli; cli.get_command(None, 'run');"
+        "print(sorted(m for m in sys.modules if m.startswith('mcpkit.cli.')))",
+    )
+    assert done.stdout.strip() == "['mcpkit.cli.loader', 'mcpkit.cli.main', 'mcpkit.cli.run']"

@@ -1,45 +1,61 @@
-"""The ``mcpkit`` command: a click group that the subcommands hang from.
+"""The ``mcpkit`` command: a click group whose subcommands load when they are used.
 
-This module imports only :mod:`mcpkit._version` from mcpkit, so ``mcpkit --help`` and
-``mcpkit --version`` work without loading the authoring API; each subcommand loads what it needs
-when it runs.
+``mcpkit run`` should start as fast as it can (stdio clients time out on slow servers), so the
+group imports no subcommand module up front: ``mcpkit run`` loads only the server, and
+``mcpkit --help`` and ``--version`` load none. Each subcommand lives in its own module under
+``mcpkit/cli/`` and is listed once in ``COMMANDS`` with the one-line help ``--help`` shows
+(a test keeps it equal to the command's own).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 
 import click
 
 from mcpkit._version import __version__
-from mcpkit.cli.call import call
-from mcpkit.cli.check import check
-from mcpkit.cli.diff import diff
-from mcpkit.cli.docs import docs
-from mcpkit.cli.inspect import inspect
-from mcpkit.cli.run import run
 
-__all__ = ["cli", "main"]
+__all__ = ["COMMANDS", "cli", "main"]
 
 PROG_NAME = "mcpkit"
 
+COMMANDS: dict[str, tuple[str, str]] = {
+    "call": ("mcpkit.cli.call", "Call TOOL of the App that TARGET names and print the result."),
+    "check": (
+        "mcpkit.cli.check",
+        "Compile and lint every definition of the App that TARGET names.",
+    ),
+    "diff": ("mcpkit.cli.diff", "Compare two files written by `mcpkit docs --format json`."),
+    "docs": ("mcpkit.cli.docs", "Document the tools of the App that TARGET names."),
+    "inspect": ("mcpkit.cli.inspect", "Summarize the App that TARGET names, one line per tool."),
+    "run": ("mcpkit.cli.run", "Serve the App that TARGET names over stdio or HTTP."),
+}
+"""Subcommand name -> (module defining a click command of that name, one-line help)."""
 
-@click.group(name=PROG_NAME, context_settings={"help_option_names": ["-h", "--help"]})
+
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module = importlib.import_module(COMMANDS[cmd_name][0])
+        command: click.Command = getattr(module, cmd_name)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][1]) for name in sorted(COMMANDS)])
+
+
+@click.group(
+    name=PROG_NAME, cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, "--version", prog_name=PROG_NAME)
 def cli() -> None:
     """Serve, document and check MCP tools written with mcpkit."""
-
-
-cli.add_command(run)
-cli.add_command(docs)
-cli.add_command(inspect)
-cli.add_command(call)
-cli.add_command(check)
-cli.add_command(diff)
-
-# Subcommands (`run`, `docs`, `inspect`, `call`, `check`, `diff`) live one per module in
-# mcpkit/cli/ and are registered here, one line each: `cli.add_command(run)`. Each new module
-# goes into the L6 row of the layer table in docs/architecture.md.
 
 
 def main(args: Sequence[str] | None = None) -> None:
