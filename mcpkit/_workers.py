@@ -65,9 +65,11 @@ class Workers:
                 except queue.Empty:
                     break
                 done.append(_execute(job))
-            _deliver(done)
+            # Idle before the results go out: the loop may submit the next job the moment
+            # it has them, and must then reuse this thread rather than start another.
             with self._lock:
                 self._idle += 1
+            _deliver(done)
 
 
 def _execute(job: _Job) -> tuple[asyncio.AbstractEventLoop, _Outcome]:
