@@ -1,23 +1,32 @@
 """mcpkit's benchmark harness: real stdio pipes, every server measured interleaved in one run.
 
-    python benchmarks/run.py [--quick] [--json FILE]
+    python benchmarks/run.py [--quick] [--peers] [--json FILE]
 
 Servers are ``ServerSpec``s (a command, its environment, the module that builds its tools
-in-process and what it imports); every scenario visits them in turn (A B A B ..., rotating who
-goes first) so machine drift hits all alike. The first spec is the subject, the last the
-baseline (the floor: stdlib JSON-RPC + pydantic); ratios are subject / baseline. Issue 8 adds
-the incumbents as more specs. The driver is stdlib only. Exit code 0 when the run completed
-(missed targets are reported, not failures); 1 when a server misbehaved (a crash, a timeout,
-an error response, an id unmatched or a wrong result).
+in-process and what it imports); every scenario visits them in turn (A B C A B C ..., rotating
+who goes first) so machine drift hits all alike. The first spec is the subject (mcpkit), the
+last the floor (stdlib JSON-RPC + pydantic); every table gives the ratio of the subject to each
+other server. ``--peers`` adds the incumbents, the official ``mcp`` SDK and FastMCP, each
+installed pinned into its own virtual environment in a cache folder outside the repository
+(``~/.cache/mcpkit-bench``, or ``$MCPKIT_BENCH_CACHE``; created once, reused), plus the HTTP
+scenario (stateless JSON-mode requests per second, a stdlib keep-alive load generator on
+loopback) and the weight of each SDK's install. The driver is stdlib only. Exit code 0 when the
+run completed (missed targets are reported, not failures); 1 when a server misbehaved (a crash,
+a timeout, an error response, an id unmatched or a wrong result) or an install failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import hashlib
 import json
 import os
 import platform
 import select
+import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -25,7 +34,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from importlib import metadata
 from pathlib import Path
@@ -53,15 +62,24 @@ class ServerSpec:
     imports: str  # the statement importing what the server needs (for the module count)
     env: Mapping[str, str] = field(default_factory=dict)
     python: str = sys.executable
+    http: tuple[str, ...] | None = None  # serves stateless JSON-mode HTTP on ``{port}``
+    venv: Venv | None = None  # the install whose weight is measured (--peers)
+
+
+MCPKIT_TARGET = "benchmarks/apps/mcpkit_app.py:app"
 
 
 def default_specs() -> list[ServerSpec]:
     return [
         ServerSpec(
             name="mcpkit",
-            argv=(sys.executable, "-m", "mcpkit", "run", "benchmarks/apps/mcpkit_app.py:app"),
+            argv=(sys.executable, "-m", "mcpkit", "run", MCPKIT_TARGET),
             app=APPS / "mcpkit_app.py",
             imports="import mcpkit.protocol.server, mcpkit.transports.stdio",
+            http=(
+                *(sys.executable, "-m", "mcpkit", "run", MCPKIT_TARGET),
+                *("--transport", "http", "--stateless", "--json-response", "--port", "{port}"),
+            ),
         ),
         ServerSpec(
             name="floor",
@@ -70,6 +88,137 @@ def default_specs() -> list[ServerSpec]:
             imports="import asyncio, inspect, json; from pydantic import BaseModel, TypeAdapter",
         ),
     ]
+
+
+# ---------------------------------------------------------------------------------- peers
+
+MCP_PIN = "mcp==2.3.0"
+FASTMCP_PIN = "fastmcp==4.2.3"
+CACHE = Path(os.environ.get("MCPKIT_BENCH_CACHE") or Path.home() / ".cache" / "mcpkit-bench")
+INSTALL_TIMEOUT = 900.0  # seconds for one ``pip install`` (downloads included)
+# Peers log at WARNING like ``mcpkit run``; FastMCP also skips its banner and update check.
+FASTMCP_ENV = {
+    "FASTMCP_LOG_LEVEL": "WARNING",
+    "FASTMCP_SHOW_SERVER_BANNER": "false",
+    "FASTMCP_CHECK_FOR_UPDATES": "off",
+}
+
+
+@dataclass(frozen=True)
+class Venv:
+    """A virtual environment in the cache; ``roots`` are the distributions it is for."""
+
+    folder: Path
+    roots: tuple[str, ...]
+
+    @property
+    def python(self) -> str:
+        if os.name == "nt":
+            return str(self.folder / "Scripts" / "python.exe")
+        return str(self.folder / "bin" / "python")
+
+    def site_packages(self) -> Path:
+        found = sorted(self.folder.glob("lib/python*/site-packages")) or [
+            self.folder / "Lib" / "site-packages"
+        ]
+        return found[0]
+
+
+def run_bounded(argv: Sequence[str], timeout: float, what: str) -> str:
+    try:
+        done = subprocess.run(
+            argv, capture_output=True, text=True, timeout=timeout, check=False, cwd=ROOT
+        )
+    except subprocess.TimeoutExpired:
+        raise BenchError(f"{what}: took over {timeout:.0f} s") from None
+    if done.returncode != 0:
+        raise BenchError(f"{what}: exit code {done.returncode}\n{done.stderr[-3000:]}")
+    return done.stdout
+
+
+def ensure_venv(
+    name: str, requirements: Sequence[str], roots: Sequence[str], salt: str = ""
+) -> Venv:
+    """``CACHE/<name>-<hash>`` with ``requirements`` installed; created once, then reused.
+
+    The hash covers the requirements, the interpreter and ``salt``; a folder without its
+    ``.complete`` marker (an interrupted install) is rebuilt, and stale siblings of the same
+    name are removed.
+    """
+    key = json.dumps([sys.base_prefix, platform.python_version(), *requirements, salt])
+    folder = CACHE / f"{name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+    venv = Venv(folder, tuple(roots))
+    marker = folder / ".complete"
+    if marker.exists():
+        return venv
+    for stale in CACHE.glob(f"{name}-????????????"):
+        shutil.rmtree(stale, ignore_errors=True)
+    started = time.perf_counter()
+    shown = " ".join(Path(r).name if os.sep in r else r for r in requirements) or "nothing"
+    print(f"installing {shown} into {folder} ...", flush=True)
+    run_bounded([sys.executable, "-m", "venv", str(folder)], 300, f"creating {folder}")
+    if requirements:
+        pip = [venv.python, "-m", "pip", "install", "--disable-pip-version-check", "--no-input"]
+        run_bounded([*pip, "-q", *requirements], INSTALL_TIMEOUT, f"installing {shown}")
+    marker.write_text(json.dumps(list(requirements)) + "\n")
+    print(f"  done in {time.perf_counter() - started:.0f} s", flush=True)
+    return venv
+
+
+def installed_version(distribution: str) -> str | None:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def shared_pins() -> list[str]:
+    """pydantic and uvicorn at the versions mcpkit runs with: the same for every server."""
+    return [
+        f"{dist}=={version}"
+        for dist in ("pydantic", "uvicorn")
+        if (version := installed_version(dist)) is not None
+    ]
+
+
+def install_key() -> str:
+    """What the mcpkit install is rebuilt for: pyproject.toml (its dependencies) and the version.
+
+    Not every source edit: the closure is what the weight compares, and mcpkit's own files
+    change it by a few KiB.
+    """
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes())
+    digest.update((ROOT / "mcpkit" / "_version.py").read_bytes())
+    return digest.hexdigest()
+
+
+def peer_specs() -> list[ServerSpec]:
+    """mcpkit, the official SDK, FastMCP, the floor; installs what is missing (bounded)."""
+    pins = shared_pins()
+    CACHE.mkdir(parents=True, exist_ok=True)
+    mcp = ensure_venv("mcp", [MCP_PIN, *pins], ["mcp"])
+    fastmcp = ensure_venv("fastmcp", [FASTMCP_PIN, *pins], ["fastmcp"])
+    core = ensure_venv("mcpkit-core", [str(ROOT)], ["mcpkit"], salt=install_key())
+    subject, floor = default_specs()
+    peers = []
+    for name, venv, imports, env in (
+        ("mcp", mcp, "from mcp.server.mcpserver import MCPServer; import mcp.server.stdio", {}),
+        ("fastmcp", fastmcp, "from fastmcp import FastMCP", FASTMCP_ENV),
+    ):
+        app = APPS / f"peer_{name}.py"
+        peers.append(
+            ServerSpec(
+                name=name,
+                argv=(venv.python, str(app)),
+                app=app,
+                imports=imports,
+                env=env,
+                python=venv.python,
+                http=(venv.python, str(app), "--http", "{port}"),
+                venv=venv,
+            )
+        )
+    return [replace(subject, venv=core), *peers, floor]
 
 
 # Bytecode caches for every child, outside the repo: start-up then measures what an installed
@@ -432,18 +581,270 @@ def compile_runs(specs: Sequence[ServerSpec], count: int, repeats: int) -> tuple
     return wall, cpu
 
 
+# ---------------------------------------------------------------------------------- HTTP
+
+HTTP_PATH = "/mcp"
+HTTP_CONNECTIONS = (1, 16)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def http_request(port: int, request_id: int) -> bytes:
+    """A keep-alive POST of ``tools/call add`` (handshake era, no session: stateless)."""
+    body = call_line(request_id, "add")[:-1]
+    head = (
+        f"POST {HTTP_PATH} HTTP/1.1\r\n"
+        f"Host: 127.0.0.1:{port}\r\n"
+        "Content-Type: application/json\r\n"
+        "Accept: application/json, text/event-stream\r\n"
+        f"MCP-Protocol-Version: {PROTOCOL_VERSION}\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+async def http_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """One HTTP/1.1 response: the status and the body (Content-Length or chunked)."""
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split()[1])
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if "content-length" in headers:
+        return status, await reader.readexactly(int(headers["content-length"]))
+    if headers.get("transfer-encoding", "").lower() != "chunked":
+        raise ValueError(f"a response without a length: {head!r}")
+    body = bytearray()
+    while size := int((await reader.readline()).split(b";")[0], 16):
+        body += await reader.readexactly(size)
+        await reader.readexactly(2)
+    await reader.readuntil(b"\r\n")  # the empty trailer
+    return status, bytes(body)
+
+
+def http_answer_ok(status: int, body: bytes, request_id: int) -> bool:
+    """A 200 whose JSON answers ``request_id`` with the right sum (SSE bodies do not count)."""
+    if status != 200:
+        return False
+    try:
+        message = json.loads(body)
+        result = message["result"]
+        value = result["structuredContent"]["result"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    return bool(message.get("id") == request_id and value == 3 * request_id + 1)
+
+
+async def http_load(port: int, connections: int, seconds: float) -> tuple[float, int]:
+    """Requests per second answered right over ``connections`` keep-alive connections, and
+    the number of wrong answers; each connection sends its next request when its last is
+    answered, until ``seconds`` have passed (at least one request each)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+
+    async def client(index: int) -> tuple[int, int]:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        good = bad = 0
+        request_id = index
+        try:
+            while True:  # at least one request per connection
+                request_id += connections  # ids unique across connections
+                writer.write(http_request(port, request_id))
+                status, body = await asyncio.wait_for(http_response(reader), READ_TIMEOUT)
+                if http_answer_ok(status, body, request_id):
+                    good += 1
+                else:
+                    bad += 1
+                if loop.time() >= deadline:
+                    break
+        finally:
+            writer.close()
+        return good, bad
+
+    started = time.perf_counter()
+    counts = await asyncio.gather(*(client(i) for i in range(connections)))
+    elapsed = time.perf_counter() - started
+    return sum(good for good, _ in counts) / elapsed, sum(bad for _, bad in counts)
+
+
+class HttpServer:
+    """``spec.http`` on a free loopback port, BENCH_TOOLS=4; ready once it answers a call."""
+
+    def __init__(self, spec: ServerSpec) -> None:
+        assert spec.http is not None
+        self.spec = spec
+        self.port = free_port()
+        self.stderr: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 (closed in stop)
+        self.proc = subprocess.Popen(
+            [arg.replace("{port}", str(self.port)) for arg in spec.http],
+            stdin=subprocess.DEVNULL,
+            stdout=self.stderr,
+            stderr=self.stderr,
+            cwd=ROOT,
+            env=child_env(spec, SMALL_TOOLS),
+        )
+
+    def fail(self, what: str) -> BenchError:
+        self.stop()
+        self.stderr.seek(0)
+        tail = self.stderr.read()[-2000:].decode(errors="replace")
+        self.stderr.close()
+        return BenchError(f"{self.spec.name} over HTTP: {what}\n--- its output:\n{tail}")
+
+    def wait_ready(self, timeout: float = READ_TIMEOUT) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise self.fail(f"exited with code {self.proc.returncode}")
+            try:
+                rate, bad = asyncio.run(http_load(self.port, 1, 0.0))
+            except OSError:
+                time.sleep(0.1)
+                continue
+            if bad or not rate:
+                raise self.fail("did not answer a tools/call with a 200 and the right sum")
+            return
+        raise self.fail(f"not serving within {timeout:.0f} s")
+
+    def load(self, connections: int, seconds: float) -> float:
+        try:
+            rate, bad = asyncio.run(http_load(self.port, connections, seconds))
+        except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.TimeoutError) as exc:
+            raise self.fail(f"{connections} connections: {exc!r}") from None
+        if bad:
+            raise self.fail(f"{bad} answers were not a 200 with the right id and sum")
+        return rate
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def http_rates(specs: Sequence[ServerSpec], seconds: float, rounds: int) -> dict[int, Samples]:
+    """Requests/s per connection count; every server up at once, measured in turn."""
+    served = [spec for spec in specs if spec.http is not None]
+    servers: list[HttpServer] = []
+    rates: dict[int, Samples] = {n: {s.name: [] for s in served} for n in HTTP_CONNECTIONS}
+    try:
+        for spec in served:
+            servers.append(HttpServer(spec))
+        for server in servers:
+            server.wait_ready()
+            server.load(max(HTTP_CONNECTIONS), min(1.0, seconds))  # warm-up
+        for turn in range(rounds):
+            for connections in HTTP_CONNECTIONS:
+                shift = turn % len(servers)
+                for server in [*servers[shift:], *servers[:shift]]:
+                    rate = server.load(connections, seconds)
+                    rates[connections][server.spec.name].append(rate)
+    finally:
+        for server in servers:
+            server.stop()
+            server.stderr.close()
+    return rates
+
+
+# -------------------------------------------------------------------------------- weight
+
+# Run in a cache venv: its distributions and the dependency closure of some of them (pip's
+# vendored ``packaging`` evaluates the markers; the driver itself stays stdlib only).
+CLOSURE_SCRIPT = """
+import json, re, sys
+from importlib import metadata
+from pip._vendor.packaging.requirements import Requirement
+def norm(name): return re.sub(r"[-_.]+", "-", name).lower()
+installed = {norm(d.metadata["Name"]): d for d in metadata.distributions()}
+closure, seen, todo = set(), set(), [(norm(n), "") for n in sys.argv[1:]]
+while todo:
+    name, extra = todo.pop()
+    if (name, extra) in seen or name not in installed:
+        continue
+    seen.add((name, extra))
+    closure.add(name)
+    for text in installed[name].requires or []:
+        req = Requirement(text)
+        if req.marker is None or req.marker.evaluate({"extra": extra}):
+            todo += [(norm(req.name), e) for e in ("", *sorted(req.extras))]
+print(json.dumps({"installed": sorted(installed), "closure": sorted(closure)}))
+"""
+CORE_ROOTS = ("pydantic", "click", "docstring-parser")
+
+
+def distributions(venv: Venv, roots: Sequence[str]) -> tuple[set[str], set[str]]:
+    """The distributions installed in ``venv`` and the closure of ``roots`` among them."""
+    out = run_bounded(
+        [venv.python, "-c", CLOSURE_SCRIPT, *roots], READ_TIMEOUT, f"listing {venv.folder}"
+    )
+    found = json.loads(out)
+    return set(found["installed"]), set(found["closure"])
+
+
+def tree_size(folder: Path) -> int:
+    total = 0
+    for path in folder.rglob("*"):
+        with contextlib.suppress(OSError):
+            if path.is_file() and not path.is_symlink():
+                total += path.stat().st_size
+    return total
+
+
+@dataclass
+class Weight:
+    size_mib: dict[str, float] = field(default_factory=dict)
+    count: dict[str, float] = field(default_factory=dict)
+    closures: dict[str, list[str]] = field(default_factory=dict)
+    core_extra: list[str] | None = None  # mcpkit's distributions beyond its allowed core
+
+
+def weights(specs: Sequence[ServerSpec]) -> Weight:
+    """Installed size (site-packages minus a bare venv's) and distributions of each closure."""
+    bare = ensure_venv("bare", [], [])
+    bare_dists, _ = distributions(bare, [])
+    bare_size = tree_size(bare.site_packages())
+    out = Weight()
+    for spec in specs:
+        if spec.venv is None:
+            continue
+        installed, closure = distributions(spec.venv, spec.venv.roots)
+        extra = installed - bare_dists - closure
+        if extra:
+            raise BenchError(f"{spec.venv.folder} holds more than {spec.name}'s closure: {extra}")
+        size = tree_size(spec.venv.site_packages()) - bare_size
+        out.size_mib[spec.name] = size / (1 << 20)
+        out.count[spec.name] = float(len(closure))
+        out.closures[spec.name] = sorted(closure)
+        if spec.name == "mcpkit":
+            _, allowed = distributions(spec.venv, CORE_ROOTS)
+            out.core_extra = sorted(closure - allowed - {"mcpkit"})
+    return out
+
+
 # -------------------------------------------------------------------------------- report
 
 
 @dataclass(frozen=True)
 class Target:
-    """A bound on subject / baseline: ``at_most`` (lower is better) or ``at_least``."""
+    """A bound on subject / ``versus``: ``at_most`` (lower is better) or ``at_least``."""
 
     bound: float
     at_most: bool = True
+    versus: str = "floor"
 
-    def text(self) -> str:
-        return f"{'<=' if self.at_most else '>='} {self.bound:g}x"
+    def text(self, named: bool) -> str:
+        bound = f"{'<=' if self.at_most else '>='} {self.bound:g}x"
+        return f"{bound} {self.versus}" if named else bound
 
     def met(self, ratio: float) -> bool:
         return ratio <= self.bound if self.at_most else ratio >= self.bound
@@ -455,7 +856,7 @@ class Row:
     unit: str
     values: dict[str, float]
     spread: dict[str, str] = field(default_factory=dict)
-    target: Target | None = None
+    targets: list[Target] = field(default_factory=list)
     samples: dict[str, list[float]] = field(default_factory=dict)
 
 
@@ -468,16 +869,17 @@ def fmt(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"
 
 
-def median_row(metric: str, unit: str, samples: Samples, target: Target | None = None) -> Row:
+def median_row(metric: str, unit: str, samples: Samples, targets: Sequence[Target] = ()) -> Row:
+    samples = {name: s for name, s in samples.items() if s}
     values = {name: statistics.median(s) for name, s in samples.items()}
     spread = {name: f"{fmt(min(s))}-{fmt(max(s))}" for name, s in samples.items()}
-    return Row(metric, unit, values, spread, target, samples)
+    return Row(metric, unit, values, spread, list(targets), samples)
 
 
-def percentile_rows(tool: str, samples: Samples, target: Target | None) -> list[Row]:
+def percentile_rows(tool: str, samples: Samples, targets: Sequence[Target]) -> list[Row]:
     return [
-        Row(f"{tool} p{q}", "us", {n: percentile(s, q) for n, s in samples.items()}, {}, t)
-        for q, t in ((50, target), (99, None))
+        Row(f"{tool} p{q}", "us", {n: percentile(s, q) for n, s in samples.items()}, {}, list(t))
+        for q, t in ((50, targets), (99, ()))
     ]
 
 
@@ -487,15 +889,31 @@ def ratio(row: Row, subject: str, baseline: str) -> float | None:
     return high / low if high is not None and low else None
 
 
-def verdict(target: Target | None, r: float | None) -> str:
-    if target is None or r is None:
-        return ""
-    return "PASS" if target.met(r) else "MISS"
+@dataclass(frozen=True)
+class Verdict:
+    table: str
+    metric: str
+    target: str
+    ratio: float
+    met: bool
+
+
+def verdicts(title: str, row: Row, names: list[str]) -> list[Verdict]:
+    """The row's targets whose reference server ran, each judged."""
+    out = []
+    for target in row.targets:
+        r = ratio(row, names[0], target.versus) if target.versus in names else None
+        if r is not None:
+            text = target.text(named=True)
+            out.append(Verdict(title, f"{row.metric} ({row.unit})", text, r, target.met(r)))
+    return out
 
 
 def render(title: str, rows: list[Row], names: list[str]) -> list[str]:
-    subject, baseline = names[0], names[-1]
-    header = ["metric", *names, f"{subject}/{baseline}", "target", ""]
+    """A Markdown table: each server's value [spread], the subject's ratio to each other."""
+    subject, others = names[0], names[1:]
+    named = len(others) > 1  # with one reference the target column need not name it
+    header = ["metric", *names, *(f"{subject}/{name}" for name in others), "target", ""]
     table = [header]
     for row in rows:
         cells = [f"{row.metric} ({row.unit})"]
@@ -503,31 +921,74 @@ def render(title: str, rows: list[Row], names: list[str]) -> list[str]:
             value = row.values.get(name)
             extra = f" [{row.spread[name]}]" if name in row.spread else ""
             cells.append("n/a" if value is None else fmt(value) + extra)
-        r = ratio(row, subject, baseline)
-        cells.append("n/a" if r is None else f"{r:.2f}x")
-        cells.append(row.target.text() if row.target else "")
-        cells.append(verdict(row.target, r))
+        for name in others:
+            r = ratio(row, subject, name)
+            cells.append("n/a" if r is None else f"{r:.2f}x")
+        judged = verdicts(title, row, names)
+        cells.append("; ".join(v.target if named else v.target.rsplit(" ", 1)[0] for v in judged))
+        cells.append("; ".join("PASS" if v.met else "MISS" for v in judged))
         table.append(cells)
-    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
-    lines = [f"## {title}", ""]
+    return [f"## {title}", "", *markdown(table), ""]
+
+
+def markdown(table: list[list[str]]) -> list[str]:
+    widths = [max(len(line[i]) for line in table) for i in range(len(table[0]))]
+    lines = []
     for i, line in enumerate(table):
         lines.append(
             "| " + " | ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)) + " |"
         )
         if i == 0:
             lines.append("|" + "|".join("-" * (w + 2) for w in widths) + "|")
-    return [*lines, ""]
+    return lines
+
+
+def render_targets(judged: list[Verdict], core: tuple[bool, str] | None) -> list[str]:
+    table = [["scenario", "metric", "target (mcpkit / server)", "ratio", ""]]
+    for v in judged:
+        table.append([v.table.split(" (")[0], v.metric, v.target, f"{v.ratio:.2f}x"])
+        table[-1].append("PASS" if v.met else "MISS")
+    if core is not None:
+        met, detail = core
+        table.append(["Weight", "core install", "pydantic, click, docstring-parser", detail])
+        table[-1].append("PASS" if met else "MISS")
+    passed = sum(v.met for v in judged) + (core is not None and core[0])
+    total = len(judged) + (core is not None)
+    return ["## Targets", "", *markdown(table), "", f"{passed} of {total} targets met", ""]
+
+
+def load_average() -> str:
+    try:
+        one, five, fifteen = os.getloadavg()
+    except (AttributeError, OSError):
+        return "load average n/a"
+    return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f}"
 
 
 def machine() -> str:
-    try:
-        pydantic = metadata.version("pydantic")
-    except metadata.PackageNotFoundError:
-        pydantic = "?"
+    pydantic = installed_version("pydantic") or "?"
     return (
         f"machine: {os.cpu_count()} cores, {platform.python_implementation()} "
         f"{platform.python_version()}, {platform.platform()}, pydantic {pydantic}"
     )
+
+
+def versions(specs: Sequence[ServerSpec]) -> str:
+    """The installed versions each server runs with (read in its own interpreter)."""
+    code = (
+        "from importlib import metadata as m; import sys\n"
+        "for d in sys.argv[1:]:\n"
+        "    try: print(d + ' ' + m.version(d))\n"
+        "    except m.PackageNotFoundError: pass"
+    )
+    parts = []
+    for spec in specs:
+        if spec.venv is None and spec.name != "mcpkit":
+            continue
+        dists = [spec.name, "pydantic", "uvicorn"]
+        out = run_bounded([spec.python, "-c", code, *dists], READ_TIMEOUT, "reading versions")
+        parts.append(f"{spec.name}: " + ", ".join(out.split("\n")[:-1]))
+    return "versions: " + "; ".join(parts)
 
 
 # ---------------------------------------------------------------------------------- main
@@ -536,94 +997,199 @@ def machine() -> str:
 @dataclass(frozen=True)
 class Plan:
     spawns: int
+    many_spawns: int  # of the 1,000-tool app
     calls: int
     pipelined: int
     compile_tools: int
     compile_repeats: int
+    http_seconds: float
+    http_rounds: int
 
 
-FULL = Plan(spawns=10, calls=5000, pipelined=10_000, compile_tools=1000, compile_repeats=5)
-QUICK = Plan(spawns=3, calls=500, pipelined=1000, compile_tools=200, compile_repeats=3)
+FULL = Plan(
+    spawns=10,
+    many_spawns=10,
+    calls=5000,
+    pipelined=10_000,
+    compile_tools=1000,
+    compile_repeats=5,
+    http_seconds=5.0,
+    http_rounds=3,
+)
+QUICK = Plan(
+    spawns=3,
+    many_spawns=3,
+    calls=500,
+    pipelined=1000,
+    compile_tools=200,
+    compile_repeats=3,
+    http_seconds=2.0,
+    http_rounds=1,
+)
+
+# With four servers, fewer slow spawns and compiles keep ``--peers --quick`` under 3 minutes.
+QUICK_PEERS = replace(QUICK, many_spawns=2, compile_repeats=2)
+
+# Issue 8's targets, as ratios mcpkit / incumbent (each applies only when that server ran).
+INCUMBENTS = ("mcp", "fastmcp")
 
 
-def measure(specs: Sequence[ServerSpec], plan: Plan) -> Iterator[tuple[str, list[Row]]]:
+def against(bound: float, *versus: str, at_most: bool = True) -> list[Target]:
+    return [Target(bound, at_most, name) for name in versus]
+
+
+def measure(
+    specs: Sequence[ServerSpec], plan: Plan, peers: bool
+) -> Iterator[tuple[str, list[Row]]]:
     """Run every scenario, yielding each table as soon as it is measured."""
-    start_target = Target(1.3)
+    floor_start = Target(1.3)
     for spec in specs:  # untimed: warms the OS page cache and writes the bytecode caches
         spawn_once(spec, SMALL_TOOLS)
-    for tools in (SMALL_TOOLS, MANY_TOOLS):
-        first, listed = startup(specs, tools, plan.spawns)
+    for tools, spawns, faster in (
+        (SMALL_TOOLS, plan.spawns, 0.25),
+        (MANY_TOOLS, plan.many_spawns, 0.5),
+    ):
+        first, listed = startup(specs, tools, spawns)
         yield (
-            f"Start-up, {tools}-tool app (median [min-max] of {plan.spawns} spawns)",
+            f"Start-up, {tools}-tool app (median [min-max] of {spawns} spawns)",
             [
-                median_row("spawn -> initialize", "ms", first, start_target),
-                median_row("spawn -> tools/list", "ms", listed, start_target),
+                median_row("spawn -> initialize", "ms", first, [floor_start]),
+                median_row(
+                    "spawn -> tools/list",
+                    "ms",
+                    listed,
+                    [floor_start, *against(faster, *INCUMBENTS)],
+                ),
             ],
         )
     session = sessions(specs, plan.calls, plan.pipelined)
     yield (
         f"Sequential tools/call latency ({plan.calls:,} calls each)",
-        percentile_rows("add", session.latency["add"], Target(5))
-        + percentile_rows("add_async", session.latency["add_async"], None),
+        percentile_rows("add", session.latency["add"], [Target(5), *against(0.25, "mcp")])
+        + percentile_rows("add_async", session.latency["add_async"], against(0.125, "mcp")),
     )
     yield (
         f"Pipelined throughput of add ({plan.pipelined:,} calls; median [min-max] of 3)",
-        [median_row("add, pipelined", "calls/s", session.throughput, Target(0.3, at_most=False))],
-    )
-    modules = {spec.name: float(modules_imported(spec)) for spec in specs}
-    rss = {name: v for name, v in session.peak_rss.items() if v is not None}
-    yield (
-        "Memory and weight",
         [
-            Row("peak RSS after the pipelined run", "MiB", rss),
-            Row("modules imported", "count", modules),
+            median_row(
+                "add, pipelined",
+                "calls/s",
+                session.throughput,
+                [Target(0.3, at_most=False), *against(15, "mcp", at_most=False)],
+            )
         ],
     )
+    if peers:
+        rates = http_rates(specs, plan.http_seconds, plan.http_rounds)
+        yield (
+            f"HTTP, stateless JSON mode: tools/call add per second "
+            f"({plan.http_seconds:g} s per measurement; median [min-max] of {plan.http_rounds})",
+            [
+                median_row(
+                    f"{n} connection{'s' if n > 1 else ''}",
+                    "req/s",
+                    rates[n],
+                    against(3, "mcp", at_most=False),
+                )
+                for n in HTTP_CONNECTIONS
+            ],
+        )
+    modules = {spec.name: float(modules_imported(spec)) for spec in specs}
+    rss = {name: v for name, v in session.peak_rss.items() if v is not None}
+    rows = [
+        Row("peak RSS after the pipelined run", "MiB", rss, targets=against(0.5, "mcp")),
+        Row("modules imported", "count", modules),
+    ]
+    if peers:
+        weight = weights(specs)
+        rows += [
+            Row("installed size (site-packages)", "MiB", weight.size_mib),
+            Row("distributions in the closure", "count", weight.count),
+        ]
+        WEIGHTS.append(weight)
+    yield "Memory and weight", rows
     wall, cpu = compile_runs(specs, plan.compile_tools, plan.compile_repeats)
     yield (
         f"In-process: {plan.compile_tools} tools -> full tools/list definitions "
         f"(median [min-max] of {plan.compile_repeats})",
         [
-            median_row("compile + definitions, wall", "ms", wall, Target(1.3)),
-            median_row("compile + definitions, CPU", "ms", cpu, Target(1.3)),
+            median_row("compile + definitions, wall", "ms", wall, [Target(1.3)]),
+            median_row("compile + definitions, CPU", "ms", cpu, [Target(1.3)]),
         ],
     )
 
 
+WEIGHTS: list[Weight] = []  # the weight measured by ``measure`` (for the targets and JSON)
+
+
+def core_verdict() -> tuple[bool, str] | None:
+    if not WEIGHTS or WEIGHTS[0].core_extra is None:
+        return None
+    extra = WEIGHTS[0].core_extra
+    return not extra, "only those" if not extra else "also " + ", ".join(extra)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="a short run (well under a minute)")
+    parser.add_argument(
+        "--quick", action="store_true", help="a short run (under a minute; under 3 with --peers)"
+    )
+    parser.add_argument(
+        "--peers",
+        action="store_true",
+        help=f"also measure {MCP_PIN} and {FASTMCP_PIN} (installed into {CACHE} on first use)",
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results here")
     args = parser.parse_args(argv)
-    specs = default_specs()
-    names = [spec.name for spec in specs]
     started = time.perf_counter()
     print(machine(), flush=True)
-    print(f"servers: {', '.join(names)}; {'quick' if args.quick else 'full'} run\n", flush=True)
-    report: list[dict[str, Any]] = []
     try:
-        for title, rows in measure(specs, QUICK if args.quick else FULL):
+        specs = peer_specs() if args.peers else default_specs()
+        names = [spec.name for spec in specs]
+        if args.peers:
+            print(versions(specs), flush=True)
+        print(f"{load_average()} at the start", flush=True)
+        print(f"servers: {', '.join(names)}; {'quick' if args.quick else 'full'} run\n", flush=True)
+        report: list[dict[str, Any]] = []
+        judged: list[Verdict] = []
+        plan = (QUICK_PEERS if args.peers else QUICK) if args.quick else FULL
+        for title, rows in measure(specs, plan, args.peers):
             print("\n".join(render(title, rows, names)), flush=True)
             report.append({"table": title, "rows": [row_json(row, names) for row in rows]})
+            judged += [v for row in rows for v in verdicts(title, row, names)]
     except BenchError as exc:
         print(f"\nFAILED: {exc}", file=sys.stderr)
         return 1
+    core = core_verdict()
+    if WEIGHTS:
+        for name, closure in WEIGHTS[0].closures.items():
+            print(f"{name} closure ({len(closure)}): {', '.join(closure)}")
+        print()
+    print("\n".join(render_targets(judged, core)))
+    print(f"{load_average()} at the end")
     print(f"completed in {time.perf_counter() - started:.0f} s")
     if args.json:
-        summary = {"machine": machine(), "quick": args.quick, "tables": report}
+        summary = {
+            "machine": machine(),
+            "quick": args.quick,
+            "servers": names,
+            "tables": report,
+            "closures": WEIGHTS[0].closures if WEIGHTS else {},
+            "core_install": core,
+        }
         args.json.write_text(json.dumps(summary, indent=2) + "\n")
     return 0
 
 
 def row_json(row: Row, names: list[str]) -> dict[str, Any]:
-    r = ratio(row, names[0], names[-1])
     return {
         "metric": row.metric,
         "unit": row.unit,
         "values": row.values,
-        "ratio": r,
-        "target": row.target.text() if row.target else None,
-        "met": row.target.met(r) if row.target and r is not None else None,
+        "ratios": {name: ratio(row, names[0], name) for name in names[1:]},
+        "targets": [
+            {"target": v.target, "ratio": v.ratio, "met": v.met} for v in verdicts("", row, names)
+        ],
         "samples": row.samples,
     }
 
