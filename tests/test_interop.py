@@ -6,38 +6,18 @@
 
 from __future__ import annotations
 
-import os
-import sys
-from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
+from interop_support import run, stdio_params
 from mcp import Client, ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-ROOT = Path(__file__).resolve().parent.parent
-TIMEOUT = 30.0
 BUILD = {"project_dir": "./app", "configuration": "Release", "arch": "arm64"}
 
 
 def params() -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "mcpkit", "run", "examples/build_app.py:app"],
-        env={
-            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-        },
-        cwd=str(ROOT),
-    )
-
-
-def run(scenario: Any) -> Any:
-    async def bounded() -> Any:
-        with anyio.fail_after(TIMEOUT):
-            return await scenario()
-
-    return anyio.run(bounded)
+    return stdio_params("examples/build_app.py:app")
 
 
 def test_client_session_handshake_list_and_call() -> None:

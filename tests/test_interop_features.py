@@ -4,39 +4,19 @@ both eras (``ClientSession``: the handshake; ``mcp.Client`` auto mode: 2026-07-2
 
 from __future__ import annotations
 
-import os
-import sys
 import warnings
-from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp.types as types
+from interop_support import run, stdio_params
 from mcp import Client, ClientSession, MCPError, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-ROOT = Path(__file__).resolve().parent.parent
-TIMEOUT = 30.0
-
 
 def params() -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "mcpkit", "run", "examples/everything.py:app"],
-        env={
-            "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-        },
-        cwd=str(ROOT),
-    )
-
-
-def run(scenario: Any) -> Any:
-    async def bounded() -> Any:
-        with anyio.fail_after(TIMEOUT):
-            return await scenario()
-
-    return anyio.run(bounded)
+    return stdio_params("examples/everything.py:app")
 
 
 asked: list[types.ElicitRequestParams] = []
