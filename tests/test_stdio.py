@@ -477,3 +477,56 @@ def test_the_current_directory_is_importable(spawn: Any, tmp_path: Path) -> None
     (package / "server.py").write_text("from mcpkit import App\nmy_app = App('pkg', '2.0')\n")
     server = spawn("mypkg.server", "--log-level", "debug", "--transport", "stdio", cwd=tmp_path)
     assert server.initialize("2025-11-25")["serverInfo"] == {"name": "pkg", "version": "2.0"}
+
+
+BROKEN_DEFINITIONS_APP = """
+from mcpkit import App
+
+app = App("broken", "1")
+
+
+class Opaque:
+    pass
+
+
+@app.tool
+def fine() -> str:
+    \"\"\"Works.\"\"\"
+    return "ok"
+
+
+@app.tool
+def opaque(thing: Opaque) -> str:
+    \"\"\"pydantic cannot describe Opaque.\"\"\"
+    return "never"
+
+
+@app.prompt
+def also_opaque(thing: Opaque) -> str:
+    \"\"\"Nor here.\"\"\"
+    return "never"
+"""
+
+
+def test_broken_definitions_show_on_stderr_after_the_first_answer(
+    spawn: Any, tmp_path: Path
+) -> None:
+    (tmp_path / "broken_defs.py").write_text(textwrap.dedent(BROKEN_DEFINITIONS_APP))
+    server = spawn(str(tmp_path / "broken_defs.py") + ":app")
+    server.initialize("2025-11-25")  # answered at once; compiling everything comes after
+    answer = server.request(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "fine"}}
+    )
+    assert answer["result"]["content"] == [{"type": "text", "text": "ok"}]
+    listed = server.request({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    assert [tool["name"] for tool in listed["result"]["tools"]] == ["fine"]  # not the broken one
+    broken = server.request(
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "opaque"}}
+    )
+    assert broken["error"] == {"code": -32603, "message": "Internal error"}
+    server.close_stdin()
+    assert server.wait() == 0
+    stderr = server.all_stderr()
+    assert b"tool 'opaque' cannot be compiled" in stderr
+    assert b"prompt 'also_opaque' cannot be compiled" in stderr
+    assert b"parameter 'thing'" in stderr

@@ -8,11 +8,12 @@ import asyncio
 import base64
 import binascii
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+import logging
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mcpkit.context import Context
-from mcpkit.exceptions import InvalidParams, ResourceNotFound
+from mcpkit.exceptions import DefinitionError, InvalidParams, ResourceNotFound
 from mcpkit.protocol.mrtr import InputRequired
 from mcpkit.protocol.scope import RequestContext
 from mcpkit.protocol.versions import META_SUBSCRIPTION
@@ -36,6 +37,7 @@ __all__ = [
 ]
 
 MAX_COMPLETIONS = 100
+logger = logging.getLogger("mcpkit.server")
 
 
 # --------------------------------------------------------------------------- pagination
@@ -47,10 +49,20 @@ def paginate(
     """One page of ``items`` (their ``definition``) under ``key``, with an opaque cursor."""
     start = _cursor_offset(params.get("cursor"), len(items))
     end = start + page_size
-    result: dict[str, Any] = {key: [item.definition for item in items[start:end]]}
+    result: dict[str, Any] = {key: list(_definitions(items[start:end]))}
     if end < len(items):
         result["nextCursor"] = base64.urlsafe_b64encode(f"o:{end}".encode()).decode()
     return result
+
+
+def _definitions(items: Sequence[Any]) -> Iterator[dict[str, Any]]:
+    """The published definitions; one that cannot compile is left out (and logged), so a
+    single broken definition does not take the whole list down with it."""
+    for item in items:
+        try:
+            yield item.definition
+        except DefinitionError as exc:
+            logger.error("left out of the list: %s", exc)
 
 
 def _cursor_offset(cursor: Any, total: int) -> int:
@@ -206,10 +218,13 @@ def can_complete(server: Server) -> bool:
     if app.completer is not None:
         return True
     for prompt in app.prompts.values():
-        if prompt.completions or any(
-            "enum" in (prompt.argument_schema(a["name"]) or {})
-            for a in prompt.definition["arguments"]
-        ):
+        if prompt.completions:
+            return True
+        try:
+            arguments = prompt.definition["arguments"]
+        except DefinitionError:
+            continue  # logged when it is listed or compiled
+        if any("enum" in (prompt.argument_schema(a["name"]) or {}) for a in arguments):
             return True
     for template in app.resource_templates.values():
         if template.completions or any(

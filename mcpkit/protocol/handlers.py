@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 from pydantic_core import to_json
 
 from mcpkit.context import LOG_LEVELS, Context
-from mcpkit.exceptions import InvalidArguments, InvalidParams, ProtocolError, ToolError
+from mcpkit.exceptions import (
+    DefinitionError,
+    InternalError,
+    InvalidArguments,
+    InvalidParams,
+    ProtocolError,
+    ToolError,
+)
 from mcpkit.protocol import features
 from mcpkit.protocol.scope import RequestContext
 from mcpkit.protocol.versions import ALL_VERSIONS, at_least
@@ -110,6 +117,11 @@ async def _tools_call(
     tool = server.app.tools.get(name)
     if tool is None:
         raise InvalidParams(f"Unknown tool: {name}")
+    try:
+        tool.compile()
+    except DefinitionError as exc:  # the server's own fault, not the tool's run: -32603
+        logger.error("%s", exc)
+        raise InternalError() from None
 
     async def run() -> dict[str, Any]:
         return await _run_tool(server, ctx, tool, arguments)

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from mcpkit.app import App
-from mcpkit.exceptions import InvalidRequest
+from mcpkit.exceptions import DefinitionError, InvalidRequest
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
 from mcpkit.protocol.server import Server
@@ -181,11 +181,13 @@ def _compile_in_background(app: App) -> None:
     """Compile every definition off the loop so a broken one shows on stderr at once."""
 
     def compile_all() -> None:
-        for tool in list(app.tools.values()):
+        for definition in app.definitions():
             try:
-                tool.compile()
+                definition.compile()
+            except DefinitionError as exc:  # its message names the definition and the fix
+                logger.error("%s cannot be compiled: %s", definition.where, exc)
             except Exception:
-                logger.exception("%s cannot be compiled", tool.where)
+                logger.exception("%s cannot be compiled", definition.where)
 
     threading.Thread(target=compile_all, name="mcpkit-compile", daemon=True).start()
 
