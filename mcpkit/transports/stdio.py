@@ -29,6 +29,9 @@ __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
 logger = logging.getLogger("mcpkit.stdio")
 
+Write = Callable[[bytes, bool], None]
+"""Writes protocol bytes; the flag asks for them to leave now rather than with the batch."""
+
 
 def protect_stdout() -> BinaryIO:
     """Keep the real stdout for the protocol; send everything else written to it to stderr."""
@@ -84,7 +87,7 @@ class _Connection(asyncio.Protocol):
     def __init__(
         self,
         server: Server,
-        write: Callable[[bytes], None],
+        write: Write,
         max_in_flight: int,
         on_close: Callable[[], None],
     ) -> None:
@@ -101,7 +104,7 @@ class _Connection(asyncio.Protocol):
         self.closed = False
 
     async def _send(self, message: dict[str, Any]) -> None:
-        self.write(jsonrpc.encode(message) + b"\n")
+        self.write(jsonrpc.encode(message) + b"\n", False)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -145,7 +148,7 @@ class _Connection(asyncio.Protocol):
         error = InvalidRequest(
             f"Invalid Request: message larger than {self.server.limits.max_bytes} bytes"
         )
-        self.write(jsonrpc.encode(jsonrpc.error_response(None, error)) + b"\n")
+        self.write(jsonrpc.encode(jsonrpc.error_response(None, error)) + b"\n", True)
 
     def _dispatch(self, line: bytes) -> None:
         task = asyncio.ensure_future(self._answer(line))
@@ -155,7 +158,9 @@ class _Connection(asyncio.Protocol):
     async def _answer(self, line: bytes) -> None:
         response = await self.session.receive(line)
         if response is not None:
-            self.write(jsonrpc.encode(response) + b"\n")
+            # Alone in flight (a client waiting for this answer): write it now. Under a flood
+            # the answers of one loop turn leave together.
+            self.write(jsonrpc.encode(response) + b"\n", len(self.tasks) <= 1)
             if not self.answered_first:
                 self.answered_first = True
                 _compile_in_background(self.server.app)
@@ -197,7 +202,7 @@ def _set(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-async def _writer(loop: asyncio.AbstractEventLoop, stream: BinaryIO) -> Callable[[bytes], None]:
+async def _writer(loop: asyncio.AbstractEventLoop, stream: BinaryIO) -> Write:
     """A non-blocking writer on a pipe; a plain blocking one on anything else (a file).
 
     Messages written in one turn of the event loop leave in one system call: under a flood of
@@ -216,19 +221,23 @@ class _Coalescing:
         self.transport = transport
         self.pending: list[bytes] = []
 
-    def write(self, data: bytes) -> None:
-        if not self.pending:
+    def write(self, data: bytes, now: bool = False) -> None:
+        if not self.pending and not now:
             self.loop.call_soon(self.flush)
         self.pending.append(data)
+        if now:
+            self.flush()
 
     def flush(self) -> None:
+        if not self.pending:
+            return  # already written by a write(now=True)
         data, self.pending = b"".join(self.pending), []
         if not self.transport.is_closing():
             self.transport.write(data)
 
 
-def _blocking_writer(stream: BinaryIO) -> Callable[[bytes], None]:
-    def write(data: bytes) -> None:
+def _blocking_writer(stream: BinaryIO) -> Write:
+    def write(data: bytes, now: bool = False) -> None:
         with contextlib.suppress(BrokenPipeError, ValueError):
             stream.write(data)
             stream.flush()
