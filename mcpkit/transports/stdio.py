@@ -16,11 +16,12 @@ import os
 import signal
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from mcpkit.app import App
-from mcpkit.exceptions import DefinitionError, InvalidRequest
+from mcpkit.exceptions import DefinitionError, InvalidRequest, ProtocolError
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
 from mcpkit.protocol.server import Server
@@ -28,6 +29,8 @@ from mcpkit.protocol.server import Server
 __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
 logger = logging.getLogger("mcpkit.stdio")
+
+_DRAIN_SECONDS = 10.0
 
 Write = Callable[[bytes, bool], None]
 """Writes protocol bytes; the flag asks for them to leave now rather than with the batch."""
@@ -70,19 +73,29 @@ async def serve_stdio(
     loop = asyncio.get_running_loop()
     server = Server(app, limits=limits)
     await server.start()
-    write = await _writer(loop, stdout)
+    out = await _writer(loop, stdout)
     done = loop.create_future()
-    connection = _Connection(server, write, max_in_flight, on_close=lambda: _set(done))
-    await _reader(loop, stdin, connection)
+    connection = _Connection(server, out.write, max_in_flight, on_close=lambda: _set(done))
+    reading = await _reader(loop, stdin, connection)
     with _stop_on_signals(loop, connection.close):
         await done
     await server.end_streams()
     await connection.session.cancel_all()
     await server.stop()
+    if reading is not None:
+        reading.close()
+    await out.close()  # what was written must reach the client before the loop closes
 
 
 class _Connection(asyncio.Protocol):
-    """Splits stdin into lines and answers each one in its own task."""
+    """Splits stdin into messages and answers each one in its own task.
+
+    Only requests count against ``max_in_flight``; past it they wait in order. Everything else
+    (the client's answers to the server's own questions, notifications such as
+    ``notifications/cancelled``) is handled at once, so a full house of tools waiting on
+    ``ctx.elicit`` still hears its answers. Reading pauses only when the waiting requests pass
+    a byte budget, so end-of-input is seen promptly otherwise.
+    """
 
     def __init__(
         self,
@@ -99,7 +112,10 @@ class _Connection(asyncio.Protocol):
         self.transport: asyncio.ReadTransport | None = None
         self.buffer = bytearray()
         self.skipping = False  # inside a line longer than the limit
-        self.tasks: set[asyncio.Task[None]] = set()
+        self.tasks: set[asyncio.Task[None]] = set()  # requests being answered
+        self.others: set[asyncio.Task[None]] = set()  # everything else being handled
+        self.waiting: deque[tuple[Any, int]] = deque()  # requests past the limit, and sizes
+        self.waiting_bytes = 0
         self.answered_first = False
         self.closed = False
 
@@ -117,28 +133,54 @@ class _Connection(asyncio.Protocol):
             self.skipping = False
             data = data[end + 1 :]
         self.buffer += data
-        self._drain()
+        self._take_lines()
+        self._start_waiting()
 
-    def _drain(self) -> None:
-        """Start the complete lines buffered, while fewer than ``max_in_flight`` run; then
-        pause reading (backpressure) or resume it."""
+    def _take_lines(self) -> None:
         start = 0
-        while len(self.tasks) < self.max_in_flight:
-            end = self.buffer.find(b"\n", start)
-            if end < 0:
-                break
+        while (end := self.buffer.find(b"\n", start)) >= 0:
             line = bytes(self.buffer[start:end])
             start = end + 1
             if line.strip():
-                self._dispatch(line)
+                self._route(line)
         del self.buffer[:start]  # once per read, not once per line
-        if len(self.buffer) > self.server.limits.max_bytes and self.buffer.find(b"\n") < 0:
+        if len(self.buffer) > self.server.limits.max_bytes:
             self.buffer.clear()
             self.skipping = True
             self._reject_oversized()
-        if self.transport is None:
+
+    def _route(self, line: bytes) -> None:
+        try:
+            message = jsonrpc.decode(line, self.server.limits)
+        except ProtocolError as exc:
+            self.write(jsonrpc.encode(jsonrpc.error_response(None, exc)) + b"\n", True)
             return
-        if len(self.tasks) >= self.max_in_flight:
+        if _is_request(message):
+            self.waiting.append((message, len(line)))
+            self.waiting_bytes += len(line)
+        else:
+            self._forget_cancelled(message)
+            self._spawn(message, self.others)
+
+    def _forget_cancelled(self, message: Any) -> None:
+        """A request cancelled while it still waits for a slot is never started."""
+        if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+            return
+        params = message.get("params")
+        cancelled = params.get("requestId") if isinstance(params, dict) else None
+        kept = deque(item for item in self.waiting if item[0].get("id") != cancelled)
+        self.waiting_bytes -= sum(size for _, size in self.waiting) - sum(s for _, s in kept)
+        self.waiting = kept
+
+    def _start_waiting(self) -> None:
+        """Start waiting requests while there is room; pause or resume reading."""
+        while self.waiting and len(self.tasks) < self.max_in_flight:
+            message, size = self.waiting.popleft()
+            self.waiting_bytes -= size
+            self._spawn(message, self.tasks)
+        if self.transport is None or self.closed:
+            return
+        if self.waiting_bytes > self.server.limits.max_bytes:
             self.transport.pause_reading()
         else:
             with contextlib.suppress(RuntimeError):
@@ -150,13 +192,13 @@ class _Connection(asyncio.Protocol):
         )
         self.write(jsonrpc.encode(jsonrpc.error_response(None, error)) + b"\n", True)
 
-    def _dispatch(self, line: bytes) -> None:
-        task = asyncio.ensure_future(self._answer(line))
-        self.tasks.add(task)
+    def _spawn(self, message: Any, group: set[asyncio.Task[None]]) -> None:
+        task = asyncio.ensure_future(self._answer(message))
+        group.add(task)
         task.add_done_callback(self._finished)
 
-    async def _answer(self, line: bytes) -> None:
-        response = await self.session.receive(line)
+    async def _answer(self, message: Any) -> None:
+        response = await self.session.handle(message)
         if response is not None:
             # Alone in flight (a client waiting for this answer): write it now. Under a flood
             # the answers of one loop turn leave together.
@@ -167,8 +209,9 @@ class _Connection(asyncio.Protocol):
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self.tasks.discard(task)
+        self.others.discard(task)
         if not self.closed:
-            self._drain()
+            self._start_waiting()
 
     def eof_received(self) -> bool | None:
         self.close()
@@ -180,6 +223,13 @@ class _Connection(asyncio.Protocol):
     def close(self) -> None:
         self.closed = True
         self.on_close()
+
+
+def _is_request(message: Any) -> bool:
+    """Requests (and batches) count against the in-flight limit; nothing else does."""
+    if isinstance(message, list):
+        return True
+    return isinstance(message, dict) and "method" in message and "id" in message
 
 
 def _compile_in_background(app: App) -> None:
@@ -202,7 +252,7 @@ def _set(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-async def _writer(loop: asyncio.AbstractEventLoop, stream: BinaryIO) -> Write:
+async def _writer(loop: asyncio.AbstractEventLoop, stream: BinaryIO) -> _Coalescing | _Blocking:
     """A non-blocking writer on a pipe; a plain blocking one on anything else (a file).
 
     Messages written in one turn of the event loop leave in one system call: under a flood of
@@ -211,8 +261,8 @@ async def _writer(loop: asyncio.AbstractEventLoop, stream: BinaryIO) -> Write:
     try:
         transport, _ = await loop.connect_write_pipe(asyncio.Protocol, stream)
     except (ValueError, OSError):
-        return _blocking_writer(stream)
-    return _Coalescing(loop, transport).write
+        return _Blocking(stream)
+    return _Coalescing(loop, transport)
 
 
 class _Coalescing:
@@ -235,24 +285,40 @@ class _Coalescing:
         if not self.transport.is_closing():
             self.transport.write(data)
 
+    async def close(self, timeout: float = _DRAIN_SECONDS) -> None:
+        """Write out what is pending, wait (bounded) until the pipe has taken it all, close."""
+        self.flush()
+        deadline = self.loop.time() + timeout
+        while self.transport.get_write_buffer_size() and self.loop.time() < deadline:
+            if self.transport.is_closing():
+                break
+            await asyncio.sleep(0.01)
+        self.transport.close()
 
-def _blocking_writer(stream: BinaryIO) -> Write:
-    def write(data: bytes, now: bool = False) -> None:
+
+class _Blocking:
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+
+    def write(self, data: bytes, now: bool = False) -> None:
         with contextlib.suppress(BrokenPipeError, ValueError):
-            stream.write(data)
-            stream.flush()
+            self.stream.write(data)
+            self.stream.flush()
 
-    return write
+    async def close(self) -> None:
+        """Everything was written when it was asked for; the caller owns the stream."""
 
 
 async def _reader(
     loop: asyncio.AbstractEventLoop, stream: BinaryIO, connection: _Connection
-) -> None:
+) -> asyncio.BaseTransport | None:
     """Read with the loop where the stream allows it, else from a thread (regular files)."""
     try:
-        await loop.connect_read_pipe(lambda: connection, stream)
+        transport, _ = await loop.connect_read_pipe(lambda: connection, stream)
     except (ValueError, OSError):
         _read_in_thread(loop, stream, connection)
+        return None
+    return transport
 
 
 def _read_in_thread(

@@ -1,0 +1,137 @@
+"""stdio flow control: a full house of requests still hears the client, and shutdown loses
+nothing already written (serve_stdio over real pipes, in process)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcpkit import App, Context
+from mcpkit.transports.stdio import serve_stdio
+
+TIMEOUT = 5.0
+
+app = App("flow", "1")
+
+
+@app.tool
+async def ask(ctx: Context) -> str:
+    """Waits for the user."""
+    answer = await ctx.elicit("ok?", {"type": "object", "properties": {}})
+    return answer.action
+
+
+@app.tool
+async def stall() -> str:
+    """Never finishes on its own."""
+    await asyncio.sleep(3600)
+    return "never"
+
+
+@app.tool
+def big() -> str:
+    """About a megabyte of text."""
+    return "x" * 1_000_000
+
+
+Scenario = Callable[[Callable[[Any], None], Callable[[], Awaitable[Any]]], Awaitable[None]]
+
+
+async def talk(scenario: Scenario, max_in_flight: int) -> None:
+    """Run ``scenario(send, receive)`` against a server on pipes, then close its stdin and
+    require it to finish promptly."""
+    in_read, in_write = os.pipe()
+    out_read, out_write = os.pipe()
+    server = asyncio.ensure_future(
+        serve_stdio(
+            app,
+            os.fdopen(in_read, "rb", 0),
+            os.fdopen(out_write, "wb", 0),
+            max_in_flight=max_in_flight,
+        )
+    )
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=4 * 1024 * 1024)
+    reading, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(out_read, "rb", 0)
+    )
+    to_server = os.fdopen(in_write, "wb", 0)
+
+    def send(message: Any) -> None:
+        to_server.write(json.dumps(message).encode() + b"\n")
+
+    async def receive() -> Any:
+        return json.loads(await asyncio.wait_for(reader.readline(), TIMEOUT))
+
+    send(
+        {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}},
+        }
+    )
+    assert (await receive())["id"] == 0
+    await scenario(send, receive)
+    to_server.close()
+    await asyncio.wait_for(server, TIMEOUT)
+    reading.close()
+
+
+def call(request_id: int, tool: str) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": {}},
+    }
+
+
+def test_answers_to_server_questions_get_in_when_every_slot_is_taken() -> None:
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        send(call(1, "ask"))
+        send(call(2, "ask"))
+        asked = [await receive(), await receive()]
+        assert [m["method"] for m in asked] == ["elicitation/create"] * 2
+        for question in asked:
+            send({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}})
+        answers = {
+            m["id"]: m["result"]["content"][0]["text"] for m in (await receive(), await receive())
+        }
+        assert answers == {1: "decline", 2: "decline"}
+
+    asyncio.run(talk(scenario, max_in_flight=2))
+
+
+def test_cancellations_and_a_ping_get_in_when_every_slot_is_taken() -> None:
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        send(call(1, "stall"))
+        send(call(2, "stall"))
+        send(call(3, "stall"))  # waits for a slot
+        await asyncio.sleep(0.1)
+        for request_id in (1, 2, 3):
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": request_id},
+                }
+            )
+        await asyncio.sleep(0.1)
+        send(call(4, "stall"))
+        send({"jsonrpc": "2.0", "id": 99, "method": "ping"})
+        assert await receive() == {"jsonrpc": "2.0", "id": 99, "result": {}}
+
+    asyncio.run(talk(scenario, max_in_flight=2))
+
+
+def test_a_large_answer_written_just_before_stdin_closes_arrives_whole() -> None:
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        send(call(1, "big"))
+        answer = await receive()
+        assert len(answer["result"]["content"][0]["text"]) == 1_000_000
+
+    asyncio.run(talk(scenario, max_in_flight=4))
