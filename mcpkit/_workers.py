@@ -1,10 +1,11 @@
 """Run blocking (sync) tools off the event loop, cheaply.
 
 A thread-pool submission per call costs more than a small ``add`` tool itself. Here jobs go
-onto one queue that long-lived worker threads drain; a worker that finds more jobs waiting runs
-them too and hands all their results back to the loop in one wake-up. Threads are started on
-demand (none until the first sync call) up to a bound, and are daemons, so a stuck tool never
-keeps the process alive.
+onto one queue that long-lived worker threads drain, and each result goes into its event
+loop's outbox the moment it is ready: the first result wakes the loop, and any that arrive
+before the loop gets round to it ride along in the same wake-up (batching without making a
+fast result wait for a slow job). Threads are started on demand (none until the first sync
+call) up to a bound, and are daemons, so a stuck tool never keeps the process alive.
 """
 
 from __future__ import annotations
@@ -15,16 +16,14 @@ import contextvars
 import inspect
 import queue
 import threading
-import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 __all__ = ["Workers", "invoke"]
 
-_FLUSH_AFTER = 0.0005  # seconds a finished result may wait for others to share a wake-up
-
-_Job = tuple[Callable[[], Any], "asyncio.Future[Any]", asyncio.AbstractEventLoop]
 _Outcome = tuple["asyncio.Future[Any]", bool, Any]
+_Job = tuple[Callable[[], Any], "asyncio.Future[Any]", "_Outbox"]
 
 
 class Workers:
@@ -36,13 +35,19 @@ class Workers:
         self._lock = threading.Lock()
         self._threads = 0
         self._idle = 0
+        self._outboxes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Outbox] = (
+            weakref.WeakKeyDictionary()
+        )
 
     async def run(self, fn: Callable[..., Any], /, **kwargs: Any) -> Any:
         """Call ``fn(**kwargs)`` in a worker thread and wait for its result."""
         loop = asyncio.get_running_loop()
+        outbox = self._outboxes.get(loop)
+        if outbox is None:
+            outbox = self._outboxes[loop] = _Outbox(loop)
         future: asyncio.Future[Any] = loop.create_future()
         ctx = contextvars.copy_context()
-        self._jobs.put((lambda: ctx.run(fn, **kwargs), future, loop))
+        self._jobs.put((lambda: ctx.run(fn, **kwargs), future, outbox))
         self._ensure_thread()
         return await future
 
@@ -56,48 +61,64 @@ class Workers:
 
     def _work(self) -> None:
         while True:
-            job = self._jobs.get()
-            done = [_execute(job)]
-            started = time.perf_counter()
-            while time.perf_counter() - started < _FLUSH_AFTER:
-                try:
-                    job = self._jobs.get_nowait()
-                except queue.Empty:
-                    break
-                done.append(_execute(job))
-            # Idle before the results go out: the loop may submit the next job the moment
-            # it has them, and must then reuse this thread rather than start another.
+            call, future, outbox = self._jobs.get()
+            outcome = _execute(call, future)
+            # Idle before the result goes out: the loop may submit the next job the moment
+            # it has it, and must then reuse this thread rather than start another.
             with self._lock:
                 self._idle += 1
-            _deliver(done)
+            outbox.put(outcome)
 
 
-def _execute(job: _Job) -> tuple[asyncio.AbstractEventLoop, _Outcome]:
-    call, future, loop = job
-    try:
-        return loop, (future, True, call())
-    except BaseException as exc:
-        return loop, (future, False, exc)
+class _Outbox:
+    """Results on their way back to one event loop: one wake-up carries all that are ready."""
 
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._lock = threading.Lock()
+        self._items: list[_Outcome] = []
+        self._scheduled = False
 
-def _deliver(done: list[tuple[asyncio.AbstractEventLoop, _Outcome]]) -> None:
-    by_loop: dict[asyncio.AbstractEventLoop, list[_Outcome]] = {}
-    for loop, outcome in done:
-        by_loop.setdefault(loop, []).append(outcome)
-    for loop, outcomes in by_loop.items():
+    def put(self, outcome: _Outcome) -> None:
+        with self._lock:
+            self._items.append(outcome)
+            if self._scheduled:
+                return
+            self._scheduled = True
         # The loop may have closed while the job ran: then nobody waits any more.
         with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(_settle, outcomes)
+            self._loop.call_soon_threadsafe(self._settle)
+
+    def _settle(self) -> None:
+        with self._lock:
+            items, self._items = self._items, []
+            self._scheduled = False
+        for future, ok, value in items:
+            _settle_one(future, ok, value)
 
 
-def _settle(outcomes: list[_Outcome]) -> None:
-    for future, ok, value in outcomes:
-        if future.cancelled():
-            continue
+def _execute(call: Callable[[], Any], future: asyncio.Future[Any]) -> _Outcome:
+    try:
+        return future, True, call()
+    except StopIteration as exc:  # a future cannot carry StopIteration (PEP 479)
+        error = RuntimeError("the tool raised StopIteration")
+        error.__cause__ = exc
+        return future, False, error
+    except BaseException as exc:
+        return future, False, exc
+
+
+def _settle_one(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    if future.cancelled():
+        return
+    try:
         if ok:
             future.set_result(value)
         else:
             future.set_exception(value)
+    except (asyncio.InvalidStateError, TypeError) as exc:  # never strand the others
+        if not future.done():
+            future.set_exception(RuntimeError(f"result could not be delivered: {exc}"))
 
 
 async def invoke(
