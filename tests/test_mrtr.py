@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from mcpkit import App, Context
 from mcpkit.protocol.mrtr import STATE_KEY_ENV, StateSigner
+from mcpkit.protocol.server import Server
 
 
 class Name(BaseModel):
@@ -253,12 +254,14 @@ def test_state_key_is_shared_through_configuration(monkeypatch: pytest.MonkeyPat
 
     async def scenario() -> None:
         # App(state_key=...): another server (a worker, a replica) accepts the state
-        state = await first_state(make_app(state_key="k1")[0])
-        again = await retry(make_app(state_key="k1")[0], state)
+        state = await first_state(make_app(state_key="k1-" + "x" * 16)[0])
+        again = await retry(make_app(state_key="k1-" + "x" * 16)[0], state)
         assert again["resultType"] == "input_required"
-        assert (await rpc_error(retry(make_app(state_key="k2")[0], state))).code == -32602
+        assert (
+            await rpc_error(retry(make_app(state_key="k2-" + "x" * 16)[0], state))
+        ).code == -32602
         # MCPKIT_STATE_KEY does the same for every App without a configured key
-        monkeypatch.setenv(STATE_KEY_ENV, "shared-secret")
+        monkeypatch.setenv(STATE_KEY_ENV, "shared-secret-of-32-characters!")
         state = await first_state(make_app()[0])
         assert (await retry(make_app()[0], state))["resultType"] == "input_required"
         monkeypatch.delenv(STATE_KEY_ENV)
@@ -298,3 +301,32 @@ def test_input_required_is_not_swallowed_by_except_exception() -> None:
             assert first["resultType"] == "input_required"
 
     run(scenario)
+
+
+def test_a_short_state_key_is_refused(monkeypatch: Any) -> None:
+    monkeypatch.setenv(STATE_KEY_ENV, "")
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        Server(App("short", "1"))
+
+
+def test_questions_asked_in_a_task_group_travel_together() -> None:
+    app = App("group", "1")
+
+    class Name(BaseModel):
+        name: str
+
+    @app.tool
+    async def two(ctx: Context) -> str:
+        """Asks two questions at once."""
+        async with asyncio.TaskGroup() as group:  # type: ignore[attr-defined]  # 3.11+
+            first = group.create_task(ctx.elicit("first?", Name, key="a"))
+            second = group.create_task(ctx.elicit("second?", Name, key="b"))
+        return f"{first.result().content.name} and {second.result().content.name}"
+
+    def answer(params: Any) -> dict[str, Any]:
+        return {"action": "accept", "content": {"name": params["message"].rstrip("?")}}
+
+    with Client(app, protocol_version=STATELESS, elicitation=answer) as client:
+        result = client.call_tool("two")
+        assert text_of(result) == "first and second"
+        assert client.server_requests == []  # stateless: only input rounds, no server requests

@@ -102,12 +102,23 @@ async def with_input(
     ctx.input_responses = answers
     try:
         return await run()
-    except InputRequired:
+    except BaseException as exc:
+        if not _needs_input(exc):
+            raise
         return {
             "resultType": "input_required",
             "inputRequests": ctx.missing_inputs,
             "requestState": server.signer.encode(method, name, answers),
         }
+
+
+def _needs_input(exc: BaseException) -> bool:
+    """``InputRequired``, or a task group's exception group made only of them (questions
+    asked in an ``asyncio.TaskGroup``); every missing input is already recorded."""
+    if isinstance(exc, InputRequired):
+        return True
+    inner = getattr(exc, "exceptions", None)
+    return isinstance(inner, tuple) and bool(inner) and all(_needs_input(e) for e in inner)
 
 
 # ---------------------------------------------------------------------------- resources

@@ -32,7 +32,14 @@ if TYPE_CHECKING:
     from mcpkit.protocol.server import Server
     from mcpkit.tools import Tool
 
-__all__ = ["HANDLERS", "Handler", "Method", "capabilities", "invalid_arguments_text"]
+__all__ = [
+    "HANDLERS",
+    "Handler",
+    "Method",
+    "capabilities",
+    "invalid_arguments_text",
+    "protocol_error_in",
+]
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -145,6 +152,9 @@ async def _run_tool(
     except ProtocolError:
         raise
     except Exception as exc:
+        inner = protocol_error_in(exc)  # e.g. -32021 raised inside the tool's TaskGroup
+        if inner is not None:
+            raise inner from None
         return error_result(_failure_text(server, name, exc))
 
 
@@ -179,6 +189,17 @@ def _failure_text(server: Server, tool: str, exc: Exception) -> str:
     if server.app.mask_errors:
         return f"Tool {tool!r} failed with an internal error (reference {reference})."
     return f"Tool {tool!r} failed: {type(exc).__name__}: {exc} (reference {reference})"
+
+
+def protocol_error_in(exc: BaseException) -> ProtocolError | None:
+    """The first protocol error inside an exception group (a tool's TaskGroup), if any."""
+    for inner in getattr(exc, "exceptions", ()):
+        if isinstance(inner, ProtocolError):
+            return inner
+        found = protocol_error_in(inner)
+        if found is not None:
+            return found
+    return None
 
 
 HANDLERS: dict[str, Method] = {

@@ -23,6 +23,7 @@ from mcpkit.exceptions import InvalidParams
 __all__ = ["InputRequired", "StateSigner", "state_key"]
 
 STATE_KEY_ENV = "MCPKIT_STATE_KEY"
+_MIN_KEY_BYTES = 16
 
 
 class InputRequired(BaseException):
@@ -42,7 +43,13 @@ def state_key(configured: str | bytes | None) -> bytes:
     value = configured if configured is not None else os.environ.get(STATE_KEY_ENV)
     if value is None:
         return secrets.token_bytes(32)
-    return value.encode() if isinstance(value, str) else value
+    key = value.encode() if isinstance(value, str) else value
+    if len(key) < _MIN_KEY_BYTES:
+        raise ValueError(
+            f"the requestState key ({STATE_KEY_ENV} or App(state_key=...)) must be at least "
+            f"{_MIN_KEY_BYTES} bytes of secret; anyone can forge states under a short one"
+        )
+    return key
 
 
 class StateSigner:

@@ -31,11 +31,12 @@ from mcpkit.exceptions import (
     InvalidRequest,
     MethodNotFound,
     ProtocolError,
+    ResourceNotFound,
     UnsupportedProtocolVersion,
 )
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.features import read_uri
-from mcpkit.protocol.handlers import HANDLERS, Method, capabilities
+from mcpkit.protocol.handlers import HANDLERS, Method, capabilities, protocol_error_in
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
 from mcpkit.protocol.mrtr import StateSigner, state_key
 from mcpkit.protocol.scope import RequestContext, Send
@@ -253,7 +254,12 @@ class Session:
             if request.id in self._cancelled:
                 return None  # cancelled by the client: no response at all
             raise
-        except Exception:
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # never let anything reach the transport unanswered
+            group_error = protocol_error_in(exc)
+            if group_error is not None:
+                return jsonrpc.error_response(request.id, group_error)
             logger.exception("internal error answering %r", request.method)
             return jsonrpc.error_response(request.id, InternalError())
         finally:
@@ -273,7 +279,10 @@ class Session:
         method = HANDLERS.get(request.method)
         if method is None or not method.stateless or not self._offers(method):
             raise MethodNotFound(f"Method not found: {request.method}")
-        result = await method.handler(self.server, ctx, params)
+        try:
+            result = await method.handler(self.server, ctx, params)
+        except ResourceNotFound as exc:  # retired in 2026-07-28: -32602 with the same data
+            raise InvalidParams(exc.message, exc.data) from None
         return self._finish_stateless(result, method)
 
     def _stateless_context(self, request: Request, params: dict[str, Any]) -> RequestContext:
