@@ -42,7 +42,9 @@ class ArgumentValidator:
     @cached_property
     def _decodable(self) -> frozenset[str]:
         properties = self._schema.get("properties", {})
-        return frozenset(n for n, p in properties.items() if _takes_container(p))
+        return frozenset(
+            n for n, p in properties.items() if _takes_container(p) and not _takes_string(p)
+        )
 
     @cached_property
     def _recheck(self) -> bool:
@@ -103,6 +105,14 @@ def _takes_container(schema: Mapping[str, Any]) -> bool:
         return True
     branches = schema.get("anyOf") or schema.get("oneOf") or ()
     return any(isinstance(b, dict) and _takes_container(b) for b in branches)
+
+
+def _takes_string(schema: Mapping[str, Any]) -> bool:
+    """A string is a valid value here: it must reach the function as sent, never decoded."""
+    if schema.get("type") == "string":
+        return True
+    branches = schema.get("anyOf") or schema.get("oneOf") or ()
+    return any(isinstance(b, dict) and _takes_string(b) for b in branches)
 
 
 def _mentions(schema: Any, keyword: str) -> bool:

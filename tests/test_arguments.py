@@ -444,3 +444,11 @@ def test_fractional_float_for_integer_is_still_rejected() -> None:
     tool = make_tool({"x": int})
     assert not schema_accepts(tool, {"x": 1.5})
     assert detail_of(tool, {"x": 1.5}) == {"field": "x", "expected": "integer", "received": 1.5}
+
+
+def test_a_string_is_never_decoded_where_the_schema_accepts_a_string() -> None:
+    """The JSON-string kindness is for object/array parameters only: a parameter that also
+    takes a string receives the string as sent."""
+    tool = make_tool({"value": str | dict[str, int], "items": str | list[str]})
+    sent = {"value": '{"a": 1}', "items": '["not", "a list"]'}
+    assert tool.validate(sent) == sent

@@ -12,6 +12,9 @@ from features_support import HANDSHAKE, STATELESS, Client, rpc_error, run, settl
 from test_stdio import Server as StdioServer
 
 from mcpkit import App
+from mcpkit.protocol import handlers
+from mcpkit.protocol import server as server_module
+from mcpkit.protocol.server import Server
 from mcpkit.protocol.versions import META_CAPABILITIES, META_SUBSCRIPTION, META_VERSION
 
 SUB = META_SUBSCRIPTION
@@ -288,3 +291,21 @@ def test_registering_a_completer_tells_no_list_change_but_offers_completions() -
         meta = {META_VERSION: STATELESS, META_CAPABILITIES: {}}
         found = client.request("server/discover", {"_meta": meta})
         assert "completions" in found["capabilities"]
+
+
+def test_capabilities_computed_while_the_app_changes_are_not_kept(monkeypatch: Any) -> None:
+    """A change (say from a sync tool's worker thread) that lands while the capabilities are
+    being computed must not be overwritten by the stale result."""
+    app = App("race", "1")
+    real = handlers.capabilities
+
+    def racing(server: Any) -> dict[str, Any]:
+        found: dict[str, Any] = real(server)
+        app.add_prompt(extra_prompt)  # the change arrives with the stale result in hand
+        return found
+
+    served = Server(app)
+    monkeypatch.setattr(server_module, "capabilities", racing)
+    assert "prompts" not in served.capabilities()
+    monkeypatch.setattr(server_module, "capabilities", real)
+    assert "prompts" in served.capabilities()

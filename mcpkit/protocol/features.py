@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -309,20 +310,25 @@ async def listen(server: Server, ctx: RequestContext, params: dict[str, Any]) ->
         raise InvalidParams("Invalid params: 'notifications' must be an object")
     honoured = _honoured(server, wanted)
     tag = {META_SUBSCRIPTION: ctx.request_id}
-    await ctx.send(
-        _note("notifications/subscriptions/acknowledged", {"_meta": tag, "notifications": honoured})
-    )
     loop = asyncio.get_running_loop()
     outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
 
     def on_change(kind: str, uri: str | None) -> None:
         message = _listen_message(honoured, kind, uri, tag)
         if message is not None:
-            loop.call_soon_threadsafe(outbox.put_nowait, message)
+            with contextlib.suppress(RuntimeError):  # the loop is gone: so is the stream
+                loop.call_soon_threadsafe(outbox.put_nowait, message)
 
+    # Listen before acknowledging: a change right after the ack must not slip through.
     unsubscribe_app = server.app.subscribe(on_change)
     server.streams.add(outbox)
     try:
+        await ctx.send(
+            _note(
+                "notifications/subscriptions/acknowledged",
+                {"_meta": tag, "notifications": honoured},
+            )
+        )
         while (message := await outbox.get()) is not None:
             await ctx.send(message)
         return {"_meta": dict(tag)}  # the server is closing: end the stream with a result

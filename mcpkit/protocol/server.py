@@ -80,17 +80,24 @@ class Server:
         self.streams: set[asyncio.Queue[Any]] = set()  # open subscriptions/listen streams
         self.state: Any = None
         self._capabilities: dict[str, Any] | None = None
+        self._generation = 0  # bumped by every change that may alter the capabilities
         self._lifespan: contextlib.AsyncExitStack | None = None
         self._unsubscribe = app.subscribe(self._app_changed)
 
     def capabilities(self) -> dict[str, Any]:
         """The ``ServerCapabilities`` (computed once, again after the app's lists change)."""
-        if self._capabilities is None:
-            self._capabilities = capabilities(self)
-        return self._capabilities
+        cached = self._capabilities
+        if cached is not None:
+            return cached
+        generation = self._generation
+        computed = capabilities(self)
+        if generation == self._generation:  # no change (from another thread) meanwhile
+            self._capabilities = computed
+        return computed
 
     def _app_changed(self, kind: str, uri: str | None) -> None:
         if kind != "resource":
+            self._generation += 1
             self._capabilities = None
 
     async def start(self) -> None:
@@ -151,7 +158,8 @@ class Session:
             message = _note(f"notifications/{kind}/list_changed", None)
         else:
             return  # e.g. "capabilities": nothing a client is told about
-        self._loop.call_soon_threadsafe(lambda: self._spawn(self.send(message)))
+        with contextlib.suppress(RuntimeError):  # the loop is gone: so is the client
+            self._loop.call_soon_threadsafe(lambda: self._spawn(self.send(message)))
 
     def _spawn(self, coroutine: Any) -> None:
         task = asyncio.ensure_future(coroutine)
@@ -247,6 +255,8 @@ class Session:
             self._running[request.id] = task
         try:
             result = await self._dispatch(request)
+            if request.id in self._cancelled:
+                return None  # the handler swallowed its cancellation: still no answer
             return jsonrpc.result_response(request.id, result)
         except ProtocolError as exc:
             return jsonrpc.error_response(request.id, exc)
