@@ -4,6 +4,7 @@ questions asked together, and which methods may ask (in memory)."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -330,3 +331,27 @@ def test_questions_asked_in_a_task_group_travel_together() -> None:
         result = client.call_tool("two")
         assert text_of(result) == "first and second"
         assert client.server_requests == []  # stateless: only input rounds, no server requests
+
+
+def test_a_state_cannot_be_replayed_with_other_arguments_or_after_it_expires(
+    monkeypatch: Any,
+) -> None:
+    app, ran = make_app()
+
+    async def scenario() -> None:
+        async with client(app) as c:
+            first = await c.request("tools/call", call("greet"))
+            state = first["requestState"]
+            moved = call("greet", requestState=state)
+            moved["arguments"] = {"extra": 1}
+            assert (await rpc_error(c.request("tools/call", moved))).code == -32602
+            later = time.time() + 2 * 3600
+            monkeypatch.setattr(time, "time", lambda: later)  # the clock mrtr reads
+            expired = await rpc_error(c.request("tools/call", call("greet", requestState=state)))
+            assert (expired.code, expired.message) == (
+                -32602,
+                "Invalid params: requestState expired; start the request again",
+            )
+
+    run(scenario)
+    assert ran == ["greet"]  # neither retry reached the handler

@@ -8,7 +8,9 @@ import asyncio
 import base64
 import binascii
 import contextlib
+import hashlib
 import inspect
+import json
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -94,6 +96,7 @@ async def with_input(
     if not ctx.stateless:
         return await run()
     method, name = target
+    name = _bound(name, params.get("arguments"), ctx.principal)
     answers: dict[str, Any] = {}
     if "requestState" in params:
         answers.update(server.signer.decode(params["requestState"], method, name))
@@ -111,6 +114,15 @@ async def with_input(
             "inputRequests": ctx.missing_inputs,
             "requestState": server.signer.encode(method, name, answers),
         }
+
+
+def _bound(name: str, arguments: Any, principal: Any) -> str:
+    """What a requestState is bound to: the name, a digest of the arguments, and the caller,
+    so a state cannot be replayed with other arguments or by another principal."""
+    seen = json.dumps(
+        [arguments, None if principal is None else str(principal)], sort_keys=True, default=str
+    )
+    return f"{name}#{hashlib.sha256(seen.encode()).hexdigest()[:32]}"
 
 
 def _needs_input(exc: BaseException) -> bool:

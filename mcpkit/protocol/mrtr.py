@@ -16,6 +16,7 @@ import hmac
 import json
 import os
 import secrets
+import time
 from typing import Any
 
 from mcpkit.exceptions import InvalidParams
@@ -23,6 +24,7 @@ from mcpkit.exceptions import InvalidParams
 __all__ = ["InputRequired", "StateSigner", "state_key"]
 
 STATE_KEY_ENV = "MCPKIT_STATE_KEY"
+STATE_MAX_AGE = 3600.0  # seconds a requestState stays valid
 _MIN_KEY_BYTES = 16
 
 
@@ -53,13 +55,18 @@ def state_key(configured: str | bytes | None) -> bytes:
 
 
 class StateSigner:
-    """Encode and verify ``requestState``: the answers so far, bound to one method and name."""
+    """Encode and verify ``requestState``: the answers so far, bound to one request (method,
+    name, arguments, caller) and valid for ``max_age`` seconds."""
 
-    def __init__(self, key: bytes) -> None:
+    def __init__(self, key: bytes, max_age: float = STATE_MAX_AGE) -> None:
         self._key = key
+        self._max_age = max_age
 
     def encode(self, method: str, target: str, responses: dict[str, Any]) -> str:
-        payload = json.dumps({"m": method, "t": target, "r": responses}, separators=(",", ":"))
+        payload = json.dumps(
+            {"m": method, "t": target, "r": responses, "at": int(time.time())},
+            separators=(",", ":"),
+        )
         body = base64.urlsafe_b64encode(payload.encode()).decode()
         return f"{body}.{self._mac(body)}"
 
@@ -79,8 +86,11 @@ class StateSigner:
             or data.get("m") != method
             or data.get("t") != target
             or not isinstance(data.get("r"), dict)
+            or not isinstance(data.get("at"), int)
         ):
             raise _tampered()
+        if time.time() - data["at"] > self._max_age:
+            raise InvalidParams("Invalid params: requestState expired; start the request again")
         responses: dict[str, Any] = data["r"]
         return responses
 
