@@ -110,7 +110,10 @@ class Server:
         """Answer every open ``subscriptions/listen`` request (a graceful shutdown)."""
         for outbox in list(self.streams):
             outbox.put_nowait(None)
-        for _ in range(3):  # let the listen handlers return and their answers be written
+        # Each handler leaves ``streams`` as it returns, and its answer is written in that same
+        # step: once the set is empty every answer is out (bounded, in case one is stuck).
+        deadline = asyncio.get_running_loop().time() + 1.0
+        while self.streams and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0)
 
     async def stop(self) -> None:
