@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from mcpkit._records import record
 
 __all__ = ["Docstring", "parse_docstring"]
 
@@ -16,12 +19,12 @@ _SECTION_HINT = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@record
 class Docstring:
     """What a docstring says: prose for the description, text for each parameter."""
 
     description: str | None = None
-    params: dict[str, str] = field(default_factory=dict)
+    params: Mapping[str, str] = MappingProxyType({})  # read-only: one shared empty default
 
 
 def parse_docstring(doc: str | None) -> Docstring:

@@ -11,12 +11,12 @@ import re
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import typing_extensions
 
 from mcpkit._docstrings import parse_docstring
+from mcpkit._records import record
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError
 from mcpkit.schema import EMPTY, Param
@@ -122,7 +122,7 @@ def is_context(hint: Any) -> bool:
     return isinstance(hint, type) and issubclass(hint, Context)
 
 
-@dataclass(frozen=True)
+@record
 class Parameters:
     """A compiled signature: published parameters, injected ones, return hint, prose."""
 

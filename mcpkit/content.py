@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import base64
 import mimetypes
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from mcpkit._records import record
 
 __all__ = ["Audio", "Content", "EmbeddedResource", "Image", "ResourceLink", "Text"]
 
 
-@dataclass(frozen=True)
+@record
 class Text:
     """A text block (a plain ``str`` return does the same)."""
 
@@ -30,7 +31,7 @@ class Text:
         return _finish({"type": "text", "text": self.text}, self.annotations, self.meta)
 
 
-@dataclass(frozen=True)
+@record
 class _Binary:
     data: bytes | None = None
     path: str | Path | None = None
@@ -62,7 +63,7 @@ class _Binary:
         return _finish(block, self.annotations, self.meta)
 
 
-@dataclass(frozen=True)
+@record
 class Image(_Binary):
     """An image from bytes or a file; ``mime_type`` is guessed from the path when not given."""
 
@@ -70,7 +71,7 @@ class Image(_Binary):
     _fallback_mime = "image/png"
 
 
-@dataclass(frozen=True)
+@record
 class Audio(_Binary):
     """Audio from bytes or a file; ``mime_type`` is guessed from the path when not given."""
 
@@ -78,7 +79,7 @@ class Audio(_Binary):
     _fallback_mime = "audio/wav"
 
 
-@dataclass(frozen=True)
+@record
 class ResourceLink:
     """A link to a resource the client may read (``resource_link``, since 2025-06-18)."""
 
@@ -103,7 +104,7 @@ class ResourceLink:
         return _finish(block, self.annotations, self.meta)
 
 
-@dataclass(frozen=True)
+@record
 class EmbeddedResource:
     """A resource's contents inside the result: ``text`` or ``blob`` (bytes, base64 on the wire)."""
 
@@ -112,7 +113,7 @@ class EmbeddedResource:
     blob: bytes | None = None
     mime_type: str | None = None
     annotations: dict[str, Any] | None = None
-    meta: dict[str, Any] | None = field(default=None)
+    meta: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if (self.text is None) == (self.blob is None):

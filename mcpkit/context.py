@@ -15,11 +15,11 @@ asks which protocol era or transport it runs on.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from pydantic import TypeAdapter
 
+from mcpkit._records import record
 from mcpkit.exceptions import ClientCapabilityError
 from mcpkit.schema import elicitation_schema
 from mcpkit.types import RequestId
@@ -27,7 +27,7 @@ from mcpkit.types import RequestId
 __all__ = ["LOG_LEVELS", "Context", "ElicitResult", "RequestScope"]
 
 
-@dataclass(frozen=True)
+@record
 class ElicitResult:
     """The user's answer to :meth:`Context.elicit`.
 

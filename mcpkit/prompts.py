@@ -16,13 +16,13 @@ and lists of them are accepted too.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from mcpkit._arguments import error_detail
+from mcpkit._records import record
 from mcpkit._signatures import Parameters, check_name, check_signature, parameters
 from mcpkit._workers import Workers, invoke
 from mcpkit.content import Content
@@ -33,7 +33,7 @@ from mcpkit.schema import ArgumentsSchema, arguments_schema
 __all__ = ["Message", "Prompt", "messages_of"]
 
 
-@dataclass(frozen=True)
+@record
 class Message:
     """One prompt message: ``content`` is a ``str``, a content helper or a content block."""
 

@@ -19,7 +19,6 @@ import base64
 import mimetypes
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
 
 from mcpkit._arguments import error_detail
+from mcpkit._records import record
 from mcpkit._signatures import check_signature, parameters
 from mcpkit._workers import Workers, invoke
 from mcpkit.context import Context
@@ -39,7 +39,7 @@ __all__ = ["Contents", "Resource", "ResourceTemplate", "directory_reader", "temp
 _VARIABLE = re.compile(r"\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-@dataclass(frozen=True)
+@record
 class Contents:
     """One piece of a resource's contents: ``text`` or ``blob`` (bytes, base64 on the wire)."""
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic_core import to_json
 
+from mcpkit._records import record
 from mcpkit.content import Content
 
 __all__ = [
@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
+@record
 class ToolResult:
     """Full control over a tool's result.
 

@@ -20,7 +20,6 @@ import inspect
 import re
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Union
 
@@ -32,6 +31,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from mcpkit._compat import compatible_type
+from mcpkit._records import record
 from mcpkit.exceptions import DefinitionError
 
 __all__ = [
@@ -74,7 +74,7 @@ class _NoTitles(GenerateJsonSchema):
         return False
 
 
-@dataclass(frozen=True)
+@record
 class Param:
     """One published parameter: its name, resolved type, default and description."""
 
@@ -198,7 +198,7 @@ def _finish_properties(schema: dict[str, Any], params: Sequence[Param], where: s
     _mirror_headers(properties, params, where)
 
 
-@dataclass(frozen=True)
+@record
 class Header:
     """Mirror a parameter into an HTTP header (2026-07-28 ``x-mcp-header``).
 

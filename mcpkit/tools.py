@@ -10,13 +10,13 @@ from __future__ import annotations
 import importlib.util
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 import typing_extensions
 
 from mcpkit._arguments import ArgumentValidator
+from mcpkit._records import record
 from mcpkit._signatures import NAME, check_name, check_signature, parameters
 from mcpkit._workers import Workers
 from mcpkit.content import Content
@@ -30,7 +30,7 @@ __all__ = ["TOOL_NAME", "Tool", "ToolAnnotations"]
 TOOL_NAME = NAME
 
 
-@dataclass(frozen=True)
+@record
 class ToolAnnotations:
     """Hints about a tool's behaviour for clients (all optional; clients treat them as hints)."""
 
@@ -78,7 +78,7 @@ def _is_unstructured(hint: Any) -> bool:
 # ----------------------------------------------------------------------------- definition
 
 
-@dataclass(frozen=True)
+@record
 class _Compiled:
     definition: dict[str, Any]
     validate: Callable[[Mapping[str, Any]], dict[str, Any]]

@@ -9,11 +9,11 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic_core import to_json
 
+from mcpkit._records import record
 from mcpkit.context import LOG_LEVELS, Context
 from mcpkit.exceptions import (
     DefinitionError,
@@ -46,7 +46,7 @@ logger = logging.getLogger("mcpkit.server")
 Handler = Callable[["Server", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
-@dataclass(frozen=True)
+@record
 class Method:
     """A method's handler, the capability that gates it, and the eras that know it."""
 

@@ -8,11 +8,11 @@ them); ``encode`` writes compact UTF-8 JSON on one line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic_core import from_json, to_json
 
+from mcpkit._records import record
 from mcpkit.exceptions import InvalidRequest, ParseError, ProtocolError
 from mcpkit.types import RequestId
 
@@ -33,7 +33,7 @@ __all__ = [
 MiB = 1024 * 1024
 
 
-@dataclass(frozen=True)
+@record
 class Limits:
     """Per-message limits, the same on every transport."""
 
@@ -41,20 +41,23 @@ class Limits:
     max_depth: int = 128
 
 
-@dataclass(frozen=True)
+DEFAULT_LIMITS = Limits()
+
+
+@record
 class Request:
     id: RequestId
     method: str
     params: Any = None
 
 
-@dataclass(frozen=True)
+@record
 class Notification:
     method: str
     params: Any = None
 
 
-@dataclass(frozen=True)
+@record
 class Response:
     """A client's answer to a request the server sent (``result`` or ``error``)."""
 
@@ -66,7 +69,7 @@ class Response:
 Message = Request | Notification | Response
 
 
-def decode(data: bytes | str, limits: Limits = Limits()) -> Any:
+def decode(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Bytes (or text) -> a JSON value, within ``limits``."""
     if len(data) > limits.max_bytes:
         raise InvalidRequest(f"Invalid Request: message larger than {limits.max_bytes} bytes")

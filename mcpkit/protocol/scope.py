@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from mcpkit.context import LOG_LEVELS
@@ -28,27 +27,67 @@ current_principal: contextvars.ContextVar[Any] = contextvars.ContextVar(
 """The authenticated caller of the request being served (set by a transport that verifies
 credentials, such as HTTP bearer auth); each new :class:`RequestContext` picks it up."""
 
+_FROM_CONTEXT: Any = object()
 
-@dataclass
+
 class RequestContext:
-    """One request's facts and the powers behind :class:`mcpkit.Context`."""
+    """One request's facts and the powers behind :class:`mcpkit.Context`.
 
-    request_id: RequestId | None
-    protocol_version: str
-    client_capabilities: dict[str, Any]
-    client_info: dict[str, Any] | None
-    stateless: bool
-    send: Send
-    log_level: str | None = None
-    progress_token: str | int | None = None
-    state: Any = None
-    session: Any = None  # the handshake-era Session, None for stateless requests
-    principal: Any = field(default_factory=current_principal.get)
-    input_responses: dict[str, Any] = field(default_factory=dict)
-    missing_inputs: dict[str, Any] = field(default_factory=dict)
-    reader: Callable[[RequestContext, str], Awaitable[list[dict[str, Any]]]] | None = None
-    _last_progress: float | None = field(default=None, repr=False)
-    _asked: int = field(default=0, repr=False)
+    A plain slotted class, not a dataclass: one is made per request, and a dataclass would cost
+    a millisecond of compiling at import.
+    """
+
+    __slots__ = (
+        "_asked",
+        "_last_progress",
+        "client_capabilities",
+        "client_info",
+        "input_responses",
+        "log_level",
+        "missing_inputs",
+        "principal",
+        "progress_token",
+        "protocol_version",
+        "reader",
+        "request_id",
+        "send",
+        "session",
+        "state",
+        "stateless",
+    )
+
+    def __init__(
+        self,
+        *,
+        request_id: RequestId | None,
+        protocol_version: str,
+        client_capabilities: dict[str, Any],
+        client_info: dict[str, Any] | None,
+        stateless: bool,
+        send: Send,
+        log_level: str | None = None,
+        progress_token: str | int | None = None,
+        state: Any = None,
+        session: Any = None,
+        principal: Any = _FROM_CONTEXT,
+        reader: Callable[[RequestContext, str], Awaitable[list[dict[str, Any]]]] | None = None,
+    ) -> None:
+        self.request_id = request_id
+        self.protocol_version = protocol_version
+        self.client_capabilities = client_capabilities
+        self.client_info = client_info
+        self.stateless = stateless
+        self.send = send
+        self.log_level = log_level
+        self.progress_token = progress_token
+        self.state = state
+        self.session: Any = session  # the handshake-era Session, None for stateless requests
+        self.principal: Any = current_principal.get() if principal is _FROM_CONTEXT else principal
+        self.reader = reader
+        self.input_responses: dict[str, Any] = {}
+        self.missing_inputs: dict[str, Any] = {}
+        self._last_progress: float | None = None
+        self._asked = 0
 
     async def ask(self, method: str, params: dict[str, Any], key: str | None) -> Any:
         """Ask the client: a server request (handshake era) or an input request (stateless)."""

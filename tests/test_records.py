@@ -1,0 +1,124 @@
+"""``@record``: the value classes behave like frozen dataclasses, built without compiling."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from typing import Any
+
+import pytest
+
+from mcpkit import Image, Text, ToolResult
+from mcpkit._records import record
+
+
+@record
+class Point:
+    x: int
+    y: int = 0
+    label: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.x < 0:
+            raise ValueError("x must not be negative")
+
+
+@record
+class Named(Point):
+    name: str = "origin"
+
+
+@dataclasses.dataclass(frozen=True)
+class DataPoint:
+    x: int
+    y: int = 0
+    label: str | None = None
+
+
+def test_arguments_by_position_or_keyword_with_defaults() -> None:
+    assert (Point(1).x, Point(1).y, Point(1).label) == (1, 0, None)
+    assert Point(1, 2, "a") == Point(x=1, label="a", y=2)
+    assert Point(3, label="b").label == "b"
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "message"),
+    [
+        ((), {}, "Point() missing required argument: 'x'"),
+        ((1, 2, "a", 4), {}, "Point() takes 3 positional arguments but 4 were given"),
+        ((1,), {"x": 2}, "Point() got multiple values for argument 'x'"),
+        ((1,), {"z": 2}, "Point() got an unexpected keyword argument 'z'"),
+    ],
+)
+def test_wrong_arguments_raise_type_error(
+    args: tuple[Any, ...], kwargs: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(TypeError) as caught:
+        Point(*args, **kwargs)
+    assert str(caught.value) == message
+
+
+def test_post_init_runs_after_the_fields_are_set() -> None:
+    with pytest.raises(ValueError, match="x must not be negative"):
+        Point(-1)
+
+
+def test_repr_eq_and_hash_match_a_frozen_dataclass() -> None:
+    assert repr(Point(1, 2)) == "Point(x=1, y=2, label=None)"
+    assert repr(Point(1, 2)) == repr(DataPoint(1, 2)).replace("DataPoint", "Point")
+    assert Point(1, 2) == Point(1, 2)
+    assert Point(1, 2) != Point(1, 3)
+    other: object = DataPoint(1)
+    assert Point(1) != other  # another class never compares equal
+    assert hash(Point(1, 2)) == hash(Point(1, 2))
+    assert len({Point(1), Point(1), Point(2)}) == 2
+
+
+def test_fields_are_frozen() -> None:
+    point = Point(1)
+    with pytest.raises(AttributeError, match="cannot assign to field 'x': Point is frozen"):
+        point.x = 2  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="cannot assign to field 'y': Point is frozen"):
+        del point.y
+    assert point.x == 1
+
+
+def test_a_subclass_appends_its_fields_and_keeps_the_bases_defaults() -> None:
+    named = Named(1, name="here")
+    assert repr(named) == "Named(x=1, y=0, label=None, name='here')"
+    assert Named(1) != Point(1)
+    with pytest.raises(ValueError, match="x must not be negative"):
+        Named(-1)
+
+
+def test_signature_and_match_args_list_the_fields() -> None:
+    assert str(inspect.signature(Point)) == "(x, y=0, label=None)"
+    assert Point.__match_args__ == ("x", "y", "label")
+    match Point(4, 5):
+        case Point(x, y):
+            assert (x, y) == (4, 5)
+        case _:  # pragma: no cover - the case above matches
+            pytest.fail("Point did not match its own pattern")
+
+
+def test_a_required_field_after_a_default_is_refused() -> None:
+    with pytest.raises(TypeError, match="field 'b' without a default follows one with"):
+
+        @record
+        class Wrong:
+            a: int = 0
+            b: int  # type: ignore[misc]
+
+
+def test_the_public_value_classes_are_records() -> None:
+    assert Text("hi") == Text("hi")
+    assert repr(ToolResult(structured={"a": 1})) == (
+        "ToolResult(content=None, structured={'a': 1}, is_error=False, meta=None)"
+    )
+    assert str(inspect.signature(Image)) == (
+        "(data=None, path=None, mime_type=None, annotations=None, meta=None)"
+    )
+    with pytest.raises(ValueError, match="Image takes exactly one of data= or path="):
+        Image()
+    with pytest.raises(AttributeError):
+        Text("a").text = "b"  # type: ignore[misc]
