@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from mcpkit._version import __version__
-from mcpkit.cli import cli, main
+from mcpkit.cli import main
+from mcpkit.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION_LINE = f"mcpkit, version {__version__}\n"
@@ -98,4 +99,6 @@ def test_run_loads_no_other_subcommand() -> None:
         "import sys; from mcpkit.cli.main import cli; cli.get_command(None, 'run');"
         "print(sorted(m for m in sys.modules if m.startswith('mcpkit.cli.')))",
     )
-    assert done.stdout.strip() == "['mcpkit.cli.loader', 'mcpkit.cli.main', 'mcpkit.cli.run']"
+    assert done.stdout.strip() == (
+        "['mcpkit.cli.loader', 'mcpkit.cli.main', 'mcpkit.cli.run', 'mcpkit.cli.serve']"
+    )

@@ -457,6 +457,43 @@ def test_a_module_with_two_apps_needs_an_attr(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("options", "click_loaded"),
+    [((), False), (("--log-level", "warning"), True), (("--transport", "stdio"), True)],
+    ids=["plain", "log-level", "transport"],
+)
+def test_plain_run_serves_without_click_and_both_paths_agree(
+    tmp_path: Path, options: tuple[str, ...], click_loaded: bool
+) -> None:
+    """``mcpkit run TARGET`` alone skips click (start-up time); with options click parses them.
+    Either way the server answers, and a bad TARGET reads the same."""
+    (tmp_path / "probe.py").write_text(
+        "import sys\nfrom mcpkit import App\napp = App('probe', '1')\n"
+        "print('click loaded:', 'click' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpkit", "run", "probe.py:app", *options],
+        cwd=tmp_path,
+        env=server_env(),
+        input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert done.stderr.splitlines()[:2] == [
+        f"click loaded: {click_loaded}",
+        "mcpkit: serving 'probe' 1 (0 tools) over stdio; waiting for a client on stdin",
+    ]
+    bad = run_cli("probe.py:nope", *options, cwd=tmp_path)
+    assert (bad.returncode, bad.stdout) == (2, "")
+    assert bad.stderr.splitlines()[-1] == (
+        "mcpkit run: error: probe.py:nope: probe has no attribute 'nope'"
+    )
+
+
 def test_the_users_own_import_error_shows_its_traceback(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text(
         "from mcpkit import App\napp = App('b', '1')\nimport no_such_dependency_xyz\n"

@@ -2,6 +2,36 @@
 
 from __future__ import annotations
 
-from mcpkit.cli.main import cli, main
+import sys
+from collections.abc import Sequence
 
-__all__ = ["cli", "main"]
+__all__ = ["main"]
+
+
+def main(args: Sequence[str] | None = None) -> None:
+    """Run the ``mcpkit`` command (the console script and ``python -m mcpkit``).
+
+    ``mcpkit run TARGET`` with no options is served without importing click (see
+    :mod:`mcpkit.cli.serve`); everything else is the click group of :mod:`mcpkit.cli.main`.
+    """
+    argv = sys.argv[1:] if args is None else list(args)
+    target = _plain_run(argv)
+    if target is None:
+        from mcpkit.cli.main import main as click_main
+
+        click_main(argv)
+        return
+    from mcpkit.cli.serve import serve_stdio
+
+    try:
+        code = serve_stdio(target)
+    except (KeyboardInterrupt, EOFError):  # as click reports them
+        print("\nAborted!", file=sys.stderr, flush=True)
+        code = 1
+    sys.exit(code)
+
+
+def _plain_run(argv: Sequence[str]) -> str | None:
+    if len(argv) == 2 and argv[0] == "run" and not argv[1].startswith("-"):
+        return argv[1]
+    return None

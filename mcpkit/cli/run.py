@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from mcpkit.cli.loader import TargetError, load_app
+from mcpkit.cli.serve import LOG_FORMAT, serve_stdio
 from mcpkit.protocol.mrtr import STATE_KEY_ENV
 
 __all__ = ["http_app_from_env", "run"]
@@ -49,25 +50,13 @@ def run(target: str, transport: str, log_level: str, **http: Any) -> None:
     stdout; everything else, including a tool's print(), goes to stderr. With --transport http
     it serves Streamable HTTP with uvicorn (pip install "mcpkit[http]").
     """
-    logging.basicConfig(level=log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
     if transport == "http":
+        logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
         _serve_http(target, log_level, **http)
         return
-    from mcpkit.transports.stdio import protect_stdout, run_stdio
-
-    # Before the user's module runs: its import-time print()s must not reach the protocol.
-    out = protect_stdout()
-    try:
-        app = load_app(target)
-    except TargetError as exc:
-        # One clear line and exit code 2 (a usage error), without click's usage banner.
-        click.echo(f"mcpkit run: error: {exc}", err=True)
-        raise click.exceptions.Exit(2) from None
-    click.echo(
-        f"mcpkit: serving {app.summary} over stdio; waiting for a client on stdin",
-        err=True,
-    )
-    run_stdio(app, stdout=out)
+    code = serve_stdio(target, log_level)
+    if code:
+        raise click.exceptions.Exit(code)
 
 
 # ----------------------------------------------------------------------------- HTTP
