@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 from pydantic_core import ErrorDetails, to_json
 
 from mcpkit.exceptions import InvalidArguments
@@ -36,8 +36,9 @@ class ArgumentValidator:
     # Worked out on the first call, so that compiling many tools stays cheap.
 
     @cached_property
-    def _adapter(self) -> TypeAdapter[Any]:
-        return self._arguments.adapter
+    def _validator(self) -> Any:
+        """The adapter's core validator, called directly: one Python frame less per call."""
+        return self._arguments.adapter.validator
 
     @cached_property
     def _decodable(self) -> frozenset[str]:
@@ -54,7 +55,7 @@ class ArgumentValidator:
         if self._decodable:
             arguments = self._decode_json_strings(arguments)
         try:
-            values: dict[str, Any] = self._adapter.validate_json(to_json(arguments), strict=True)
+            values: dict[str, Any] = self._validator.validate_json(to_json(arguments), strict=True)
         except ValidationError as exc:
             arguments, values = self._retry_integral_floats(arguments, exc)
         if self._recheck:
@@ -81,7 +82,7 @@ class ArgumentValidator:
         if not changed:
             raise InvalidArguments(error_detail(exc, self._schema), tool=self._tool) from None
         try:
-            return fixed, self._adapter.validate_json(to_json(fixed), strict=True)
+            return fixed, self._validator.validate_json(to_json(fixed), strict=True)
         except ValidationError as again:
             raise InvalidArguments(error_detail(again, self._schema), tool=self._tool) from None
 

@@ -48,6 +48,7 @@ def record(cls: T) -> T:
     methods = {
         "__record_fields__": tuple(names),
         "__record_defaults__": defaults,
+        "__record_post_init__": hasattr(cls, "__post_init__"),
         "__match_args__": tuple(names),
         "__signature__": signature,
         "__init__": _init,
@@ -77,6 +78,20 @@ def _check_order(cls: type, names: list[str], defaults: dict[str, Any]) -> None:
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     cls = type(self)
     names: tuple[str, ...] = cls.__record_fields__
+    setter = object.__setattr__
+    if not kwargs and len(args) == len(names):  # every field by position: the common case
+        for name, value in zip(names, args, strict=True):
+            setter(self, name, value)
+    else:
+        for name, value in _arguments(cls, names, args, kwargs):
+            setter(self, name, value)
+    if cls.__record_post_init__:
+        self.__post_init__()
+
+
+def _arguments(
+    cls: type, names: tuple[str, ...], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> list[tuple[str, Any]]:
     if len(args) > len(names):
         raise TypeError(
             f"{cls.__name__}() takes {len(names)} positional arguments but {len(args)} were given"
@@ -88,18 +103,16 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
         if key not in names:
             raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {key!r}")
         values[key] = value
-    defaults: dict[str, Any] = cls.__record_defaults__
-    setter = object.__setattr__
+    defaults: dict[str, Any] = cls.__record_defaults__  # type: ignore[attr-defined]
+    pairs = []
     for name in names:
         value = values.get(name, _MISSING)
         if value is _MISSING:
             value = defaults.get(name, _MISSING)
             if value is _MISSING:
                 raise TypeError(f"{cls.__name__}() missing required argument: {name!r}")
-        setter(self, name, value)
-    post_init = getattr(self, "__post_init__", None)
-    if post_init is not None:
-        post_init()
+        pairs.append((name, value))
+    return pairs
 
 
 def _values(self: Any) -> tuple[Any, ...]:

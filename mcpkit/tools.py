@@ -224,8 +224,8 @@ class Tool:
 
 
 def _dump(output: Any, value: Any) -> Any:
-    adapter = output.adapter
-    data = adapter.dump_python(adapter.validate_python(value), mode="json")
+    adapter = output.adapter  # its core validator and serializer, without the wrappers' frames
+    data = adapter.serializer.to_python(adapter.validator.validate_python(value), mode="json")
     return {"result": data} if output.wrapped else data
 
 

@@ -130,6 +130,9 @@ async def _tools_call(
         logger.error("%s", exc)
         raise InternalError() from None
 
+    if not ctx.stateless:  # only 2026-07-28 requests carry input responses
+        return await _run_tool(server, ctx, tool, arguments)
+
     async def run() -> dict[str, Any]:
         return await _run_tool(server, ctx, tool, arguments)
 

@@ -210,6 +210,10 @@ class Session:
         ``send`` overrides the session's writer for the notifications this message's requests
         emit (HTTP answers each POST on its own stream).
         """
+        if send is None and _request_send.get() is None:  # nothing to override (stdio)
+            if isinstance(obj, list):
+                return await self._batch(obj)
+            return await self._one(obj, in_batch=False)
         token = _request_send.set(send)
         try:
             if isinstance(obj, list):
@@ -257,7 +261,13 @@ class Session:
         if task is not None:
             self._running[request.id] = task
         try:
-            result = await self._dispatch(request)
+            params = request.params if request.params is not None else {}
+            if not isinstance(params, dict):
+                raise InvalidParams("Invalid params: MCP params must be an object")
+            if _is_stateless(request.method, params):
+                result = await self._stateless(request, params)
+            else:
+                result = await self._handshake(request, params)
             if request.id in self._cancelled:
                 return None  # the handler swallowed its cancellation: still no answer
             return jsonrpc.result_response(request.id, result)
@@ -278,14 +288,6 @@ class Session:
         finally:
             self._running.pop(request.id, None)
             self._cancelled.discard(request.id)
-
-    async def _dispatch(self, request: Request) -> dict[str, Any]:
-        params = request.params if request.params is not None else {}
-        if not isinstance(params, dict):
-            raise InvalidParams("Invalid params: MCP params must be an object")
-        if _is_stateless(request.method, params):
-            return await self._stateless(request, params)
-        return await self._handshake(request, params)
 
     async def _stateless(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
         ctx = self._stateless_context(request, params)

@@ -105,6 +105,7 @@ class _Connection(asyncio.Protocol):
         on_close: Callable[[], None],
     ) -> None:
         self.server = server
+        self.loop = asyncio.get_running_loop()
         self.write = write
         self.session = server.session(self._send)
         self.max_in_flight = max_in_flight
@@ -116,6 +117,7 @@ class _Connection(asyncio.Protocol):
         self.others: set[asyncio.Task[None]] = set()  # everything else being handled
         self.waiting: deque[tuple[Any, int]] = deque()  # requests past the limit, and sizes
         self.waiting_bytes = 0
+        self.paused = False  # reading paused: too many request bytes wait for a slot
         self.answered_first = False
         self.closed = False
 
@@ -141,7 +143,7 @@ class _Connection(asyncio.Protocol):
         while (end := self.buffer.find(b"\n", start)) >= 0:
             line = bytes(self.buffer[start:end])
             start = end + 1
-            if line.strip():
+            if line and not line.isspace():
                 self._route(line)
         del self.buffer[:start]  # once per read, not once per line
         if len(self.buffer) > self.server.limits.max_bytes:
@@ -180,9 +182,12 @@ class _Connection(asyncio.Protocol):
             self._spawn(message, self.tasks)
         if self.transport is None or self.closed:
             return
-        if self.waiting_bytes > self.server.limits.max_bytes:
+        too_much = self.waiting_bytes > self.server.limits.max_bytes
+        if too_much and not self.paused:
+            self.paused = True
             self.transport.pause_reading()
-        else:
+        elif self.paused and not too_much:
+            self.paused = False
             with contextlib.suppress(RuntimeError):
                 self.transport.resume_reading()
 
@@ -193,7 +198,7 @@ class _Connection(asyncio.Protocol):
         self.write(jsonrpc.encode(jsonrpc.error_response(None, error)) + b"\n", True)
 
     def _spawn(self, message: Any, group: set[asyncio.Task[None]]) -> None:
-        task = asyncio.ensure_future(self._answer(message))
+        task = self.loop.create_task(self._answer(message))
         group.add(task)
         task.add_done_callback(self._finished)
 
