@@ -44,26 +44,58 @@ class Limits:
 DEFAULT_LIMITS = Limits()
 
 
-@record
-class Request:
-    id: RequestId
-    method: str
-    params: Any = None
+class _Message:
+    """A parsed message: slotted, compared and shown by its fields.
+
+    One is made per message read, so these are plain classes with their own ``__init__``
+    (~0.2 us) rather than records (~2 us, which build ``__init__`` from shared code).
+    """
+
+    __slots__ = ()
+
+    def _fields(self) -> dict[str, Any]:
+        names: tuple[str, ...] = self.__slots__
+        return {name: getattr(self, name) for name in names}
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._fields().values()))
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in self._fields().items())
+        return f"{type(self).__name__}({shown})"
 
 
-@record
-class Notification:
-    method: str
-    params: Any = None
+class Request(_Message):
+    __slots__ = ("id", "method", "params")
+
+    def __init__(self, id: RequestId, method: str, params: Any = None) -> None:
+        self.id = id
+        self.method = method
+        self.params = params
 
 
-@record
-class Response:
+class Notification(_Message):
+    __slots__ = ("method", "params")
+
+    def __init__(self, method: str, params: Any = None) -> None:
+        self.method = method
+        self.params = params
+
+
+class Response(_Message):
     """A client's answer to a request the server sent (``result`` or ``error``)."""
 
-    id: RequestId
-    result: Any = None
-    error: Any = None
+    __slots__ = ("error", "id", "result")
+
+    def __init__(self, id: RequestId, result: Any = None, error: Any = None) -> None:
+        self.id = id
+        self.result = result
+        self.error = error
 
 
 Message = Request | Notification | Response
