@@ -134,8 +134,13 @@ class _Connection(asyncio.Protocol):
                 return
             self.skipping = False
             data = data[end + 1 :]
-        self.buffer += data
-        self._take_lines()
+        if not self.buffer and data.find(b"\n") == len(data) - 1:
+            # One whole line, nothing held back: what a client waiting for each answer sends.
+            if len(data) > 1 and not data.isspace():
+                self._route(data[:-1])
+        else:
+            self.buffer += data
+            self._take_lines()
         self._start_waiting()
 
     def _take_lines(self) -> None:
