@@ -49,7 +49,8 @@ class ArgumentValidator:
 
     @cached_property
     def _recheck(self) -> bool:
-        return any(_mentions(self._schema, k) for k in ("uniqueItems", "enum", "const"))
+        keywords = ("uniqueItems", "enum", "const", "minimum", "maximum")
+        return any(_mentions(self._schema, k) for k in keywords)
 
     def __call__(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         if self._decodable:
@@ -128,8 +129,9 @@ def _mentions(schema: Any, keyword: str) -> bool:
 def _first_violation(
     value: Any, schema: Any, path: tuple[Any, ...], root: Mapping[str, Any]
 ) -> tuple[tuple[Any, ...], Any] | None:
-    """What strict pydantic lets through but the schema forbids: duplicates in a set, and
-    ``true``/``false`` for an integer enum value (``True == 1`` in Python)."""
+    """What strict pydantic lets through but the schema forbids: duplicates in a set,
+    ``true``/``false`` for an integer enum value (``True == 1`` in Python), and an integer no
+    combination of a Flag's members makes (pydantic takes any integer for an ``IntFlag``)."""
     if not isinstance(schema, dict):
         return None
     schema = _only_branch(_deref(schema, root), value, root)
@@ -148,11 +150,27 @@ def _first_violation(
         extra = schema.get("additionalProperties")
         children = ((k, item, properties.get(k, extra)) for k, item in value.items())
     else:
-        return None
+        return _scalar_violation(value, schema, path)
     for key, item, sub in children:
         found = _first_violation(item, sub, (*path, key), root)
         if found is not None:
             return found
+    return None
+
+
+def _scalar_violation(
+    value: Any, schema: Mapping[str, Any], path: tuple[Any, ...]
+) -> tuple[tuple[Any, ...], Any] | None:
+    allowed = schema.get("enum")
+    # ``null`` passed pydantic only where the parameter defaults to None: the kindness stays.
+    if isinstance(allowed, list) and value is not None and value not in allowed:
+        return path, allowed
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        low, high = schema.get("minimum"), schema.get("maximum")
+        if isinstance(low, (int, float)) and value < low:
+            return path, f">= {low}"
+        if isinstance(high, (int, float)) and value > high:
+            return path, f"<= {high}"
     return None
 
 

@@ -73,6 +73,35 @@ class _NoTitles(GenerateJsonSchema):
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False
 
+    def enum_schema(self, schema: Any) -> dict[str, Any]:
+        result: dict[str, Any] = super().enum_schema(schema)
+        if issubclass(schema["cls"], enum.Flag):  # every combination, not just the members
+            del result["enum"]
+            result.update(_flag_values(schema["cls"]))
+        return result
+
+
+_MAX_FLAG_BITS = 8
+"""A Flag with up to this many bits publishes every combination as its ``enum``."""
+
+
+def _flag_values(cls: type[enum.Flag]) -> dict[str, Any]:
+    """The integers a Flag parameter takes: its members and every combination of them.
+
+    Up to :data:`_MAX_FLAG_BITS` bits that is an ``enum`` of all combinations (``0``, no flag,
+    included), checked on every call; past it, the range ``0``..all bits.
+    """
+    mask = 0
+    for member in cls.__members__.values():
+        mask |= int(member.value)
+    bits = [1 << i for i in range(mask.bit_length()) if mask >> i & 1]
+    if len(bits) > _MAX_FLAG_BITS:
+        return {"type": "integer", "minimum": 0, "maximum": mask}
+    values = [0]
+    for bit in bits:
+        values += [value | bit for value in values]
+    return {"type": "integer", "enum": sorted(values)}
+
 
 @record
 class Param:
@@ -338,7 +367,10 @@ def fast_schema(tp: Any) -> dict[str, Any] | None:
 
 
 def _fast_enum(cls: type[enum.Enum]) -> dict[str, Any] | None:
-    schema = _fast_enum_values([member.value for member in cls])
+    if issubclass(cls, enum.Flag):
+        schema: dict[str, Any] | None = _flag_values(cls)
+    else:
+        schema = _fast_enum_values([member.value for member in cls])
     doc = cls.__doc__
     if schema is not None and doc and doc != "An enumeration.":  # 3.10's default docstring
         schema["description"] = inspect.cleandoc(doc)
@@ -657,8 +689,8 @@ def _titled(
 ) -> dict[str, Any]:
     """Titles for an Enum class's values: ``enumNames`` (2025-06-18), else ``oneOf`` (a
     single select) or, for a multi-select's ``items``, ``anyOf`` of ``{const, title}``."""
-    if cls is None or "enum" not in prop:
-        return prop
+    if cls is None or "enum" not in prop or issubclass(cls, enum.Flag):
+        return prop  # a Flag's combinations have no names of their own
     members = [m for m in cls if m.value in prop["enum"]]
     titles = [m.name for m in members]
     if not modern:

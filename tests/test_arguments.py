@@ -394,6 +394,22 @@ json_values = st.recursive(
     max_leaves=8,
 )
 
+
+class Permission(enum.IntFlag):
+    READ = 4
+    WRITE = 2
+    RUN = 1
+
+
+class Side(enum.Flag):
+    LEFT = 1
+    RIGHT = 4  # a gap: 2 is no member, nor part of any combination
+
+
+# Ten members, 1 to 512: past 8 bits a Flag publishes a range.
+Wide = enum.IntFlag("Wide", ["B0", "B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9"])
+
+
 SIMPLE_TYPES = [
     int,
     float,
@@ -413,6 +429,9 @@ SIMPLE_TYPES = [
     Annotated[str, Field(min_length=1, max_length=3)],
     Point,
     Options,
+    Permission,
+    Side,
+    Wide,
 ]
 SIMPLE_TOOLS = [make_tool({"x": tp}) for tp in SIMPLE_TYPES]
 
@@ -452,3 +471,59 @@ def test_a_string_is_never_decoded_where_the_schema_accepts_a_string() -> None:
     tool = make_tool({"value": str | dict[str, int], "items": str | list[str]})
     sent = {"value": '{"a": 1}', "items": '["not", "a list"]'}
     assert tool.validate(sent) == sent
+
+
+# ------------------------------------------------------------------------------- Flags
+
+
+def test_a_flag_publishes_every_combination_and_takes_exactly_those() -> None:
+    tool = make_tool({"perm": Permission, "side": Side})
+    assert tool.input_schema["properties"] == {
+        "perm": {"type": "integer", "enum": [0, 1, 2, 3, 4, 5, 6, 7]},
+        "side": {"type": "integer", "enum": [0, 1, 4, 5]},
+    }
+    assert tool.validate({"perm": 6, "side": 5}) == {
+        "perm": Permission.READ | Permission.WRITE,
+        "side": Side.LEFT | Side.RIGHT,
+    }
+    # pydantic alone takes any integer for an IntFlag (-1 even becomes READ|WRITE|RUN)
+    for sent in (8, -1):
+        assert detail_of(tool, {"perm": sent, "side": 0}) == {
+            "field": "perm",
+            "expected": [0, 1, 2, 3, 4, 5, 6, 7],
+            "received": sent,
+        }
+    assert detail_of(tool, {"perm": 1, "side": 2}) == {
+        "field": "side",
+        "expected": [0, 1, 4, 5],
+        "received": 2,
+    }
+
+
+def test_a_wide_flag_publishes_a_range_and_checks_it() -> None:
+    tool = make_tool({"bits": Wide})
+    assert tool.input_schema["properties"] == {
+        "bits": {"type": "integer", "minimum": 0, "maximum": 1023}
+    }
+    assert tool.validate({"bits": 1023}) == {"bits": Wide(1023)}
+    assert detail_of(tool, {"bits": 1024}) == {
+        "field": "bits",
+        "expected": "<= 1023",
+        "received": 1024,
+    }
+    assert detail_of(tool, {"bits": -1}) == {"field": "bits", "expected": ">= 0", "received": -1}
+
+
+def test_a_flag_inside_a_model_publishes_its_combinations() -> None:
+    class Grant(BaseModel):
+        perm: Permission
+
+    tool = make_tool({"grant": Grant})
+    assert tool.input_schema["properties"]["grant"]["properties"] == {
+        "perm": {"type": "integer", "enum": [0, 1, 2, 3, 4, 5, 6, 7]}
+    }
+    assert detail_of(tool, {"grant": {"perm": 9}}) == {
+        "field": "grant.perm",
+        "expected": [0, 1, 2, 3, 4, 5, 6, 7],
+        "received": 9,
+    }

@@ -46,6 +46,18 @@ class Documented(enum.Enum):
     b = "b"
 
 
+class Access(enum.IntFlag):
+    read = 1
+    write = 2
+
+
+class Corner(enum.Flag):
+    """Where."""
+
+    top = 1
+    left = 8
+
+
 LEAVES: list[Any] = [
     str,
     int,
@@ -54,6 +66,8 @@ LEAVES: list[Any] = [
     Color,
     Level,
     Documented,
+    Access,
+    Corner,
     Literal["x", "y"],
     Literal[1, 2, 3],
     Literal[True, False],
