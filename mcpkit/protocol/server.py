@@ -123,15 +123,19 @@ class Server:
         if stack is not None:
             await stack.aclose()
 
-    def session(self, send: Send) -> Session:
-        """Open a connection's state; ``send`` writes one message to that client."""
-        return Session(self, send)
+    def session(self, send: Send, *, listen: bool = True) -> Session:
+        """Open a connection's state; ``send`` writes one message to that client.
+
+        ``listen=False`` is for a session that answers one request and ends (stateless HTTP):
+        it is not told about the App's changes, which it could not pass on anyway.
+        """
+        return Session(self, send, listen=listen)
 
 
 class Session:
     """One connection: the handshake state and the requests running on it."""
 
-    def __init__(self, server: Server, send: Send) -> None:
+    def __init__(self, server: Server, send: Send, *, listen: bool = True) -> None:
         self.server = server
         self.send = send
         self.version: str | None = None
@@ -147,7 +151,7 @@ class Session:
         self._pending: dict[RequestId, asyncio.Future[Any]] = {}
         self._next_id = itertools.count(1)
         self._loop = asyncio.get_running_loop()
-        self._unsubscribe = server.app.subscribe(self._app_changed)
+        self._unsubscribe = server.app.subscribe(self._app_changed) if listen else _not_listening
 
     def _app_changed(self, kind: str, uri: str | None) -> None:
         """Tell this (initialized) client about changes; callable from any thread."""
@@ -408,7 +412,12 @@ class Session:
         for request_id, task in list(self._running.items()):
             self._cancelled.add(request_id)
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _not_listening() -> None:
+    """The ``close`` of a session that never listened to the App."""
 
 
 def _is_stateless(method: str, params: dict[str, Any]) -> bool:
