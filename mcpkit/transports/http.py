@@ -27,13 +27,22 @@ import asyncio
 import base64
 import binascii
 import contextlib
+import functools
 import hmac
 import inspect
 import ipaddress
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, MutableMapping
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterable,
+    Mapping,
+    MutableMapping,
+)
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, NoReturn
@@ -86,11 +95,14 @@ METADATA_PATH = "/.well-known/oauth-protected-resource"
 JSON = "application/json"
 SSE = "text/event-stream"
 
+_JSON_ONLY, _JSON_AND_SSE = (JSON,), (JSON, SSE)  # what a POST's Accept must allow
 _LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _STATELESS_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 _NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 _B64_PREFIX, _B64_SUFFIX = "=?base64?", "?="
 _KEEPALIVE_SECONDS = 15.0
+_WATCH_AFTER = 0.01
+"""Seconds a call that its client's disconnect cancels runs before that disconnect is watched."""
 _SSE_HEADERS = [
     (b"content-type", b"text/event-stream"),
     (b"cache-control", b"no-cache"),
@@ -187,21 +199,19 @@ class _Http:
         self.headers: dict[str, list[str]] = {}
         for raw_name, raw_value in scope.get("headers", ()):
             name = raw_name.decode("latin-1").lower()
-            self.headers.setdefault(name, []).append(raw_value.decode("latin-1"))
-        self.started = False
-        self.closed = False
-
-    @property
-    def method(self) -> str:
-        return str(self.scope.get("method", "GET")).upper()
-
-    @property
-    def path(self) -> str:
-        path: str = self.scope.get("path", "/")
-        root: str = self.scope.get("root_path", "")
+            values = self.headers.get(name)
+            if values is None:
+                self.headers[name] = [raw_value.decode("latin-1")]
+            else:
+                values.append(raw_value.decode("latin-1"))
+        self.method = str(scope.get("method", "GET")).upper()
+        path: str = scope.get("path", "/")
+        root: str = scope.get("root_path", "")
         if root and path.startswith(root):
             path = path[len(root) :]
-        return _normal_path(path)
+        self.path = _normal_path(path)
+        self.started = False
+        self.closed = False
 
     def header(self, name: str) -> str | None:
         values = self.headers.get(name)
@@ -353,15 +363,21 @@ class _Responder:
         return self.stream
 
     async def finish(self, response: Any, status: int) -> None:
+        if not self.sse:  # JSON mode: no stream, and nothing else writes to this response
+            await self._finish(response, status)
+            return
         async with self.lock:
-            if self.stream is not None:
-                if response is not None:
-                    await self.stream.event(response)
-                await self.http.write(b"", more=False)
-            elif response is None:
-                await self.http.respond(202, headers=self.headers)
-            else:
-                await self.http.json(status, response, self.headers)
+            await self._finish(response, status)
+
+    async def _finish(self, response: Any, status: int) -> None:
+        if self.stream is not None:
+            if response is not None:
+                await self.stream.event(response)
+            await self.http.write(b"", more=False)
+        elif response is None:
+            await self.http.respond(202, headers=self.headers)
+        else:
+            await self.http.json(status, response, self.headers)
 
 
 class _Live:
@@ -504,8 +520,10 @@ class HttpApp:
             return
         self._check_host(http)
         self._check_origin(http)
-        await self.start()
-        token = current_principal.set(await self._authenticate(http))
+        if not self._started:
+            await self.start()
+        principal = None if self.auth is None else await self._authenticate(http)
+        token = current_principal.set(principal)
         try:
             await self._endpoint(http)
         finally:
@@ -615,8 +633,9 @@ class HttpApp:
         content_type = (http.header("content-type") or "").partition(";")[0].strip().lower()
         if content_type != JSON:
             raise _Reject(415, InvalidRequest("Unsupported Media Type: send application/json"))
-        needed = [JSON] if self.json_response else [JSON, SSE]
-        if not all(_accepts(http.header("accept"), kind) for kind in needed):
+        accept = http.header("accept")
+        needed = _JSON_ONLY if self.json_response else _JSON_AND_SSE
+        if not all(_accepts(accept, kind) for kind in needed):
             wanted = " and ".join(needed)
             raise _Reject(406, InvalidRequest(f"Not Acceptable: the client must accept {wanted}"))
 
@@ -644,7 +663,7 @@ class HttpApp:
         self, http: _Http, obj: Any, version: str | None, *, stateless_era: bool = False
     ) -> None:
         """Answer on a throwaway session: no state outlives the request."""
-        session = self.server.session(_discard)
+        session = self.server.session(_discard, listen=False)
         session.version = version
         session.supports_requests = False
         try:
@@ -720,10 +739,12 @@ class HttpApp:
             headers=[],
             fallback=live.push if live is not None else None,
         )
-        call = asyncio.ensure_future(session.handle(obj, send=out.notify))
-        if cancel_on_close and not await _until_done_or_closed(http, call):
-            return  # the client closed the stream: the caller cancels the call
-        response = await call
+        if cancel_on_close:
+            response = await _unless_closed(http, session.handle(obj, send=out.notify))
+            if response is _CLOSED:
+                return  # the client closed the stream: the call was cancelled
+        else:
+            response = await asyncio.ensure_future(session.handle(obj, send=out.notify))
         await out.finish(response, _status(response, stateless_era=stateless_era))
 
     # ---------------------------------------------------------- headers (2026-07-28)
@@ -802,12 +823,16 @@ def _lowered(values: Iterable[str] | None) -> frozenset[str] | None:
 
 
 def _loopback_bind(server: Any) -> bool:
-    if not server:
-        return False
+    return bool(server) and _loopback_host(str(server[0]))
+
+
+@functools.lru_cache(maxsize=64)
+def _loopback_host(host: str) -> bool:
+    """Whether the server's bound address is a loopback one (parsed once per address)."""
     try:
-        return ipaddress.ip_address(str(server[0]).strip("[]")).is_loopback
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
-        return str(server[0]).lower() == "localhost"
+        return host.lower() == "localhost"
 
 
 def _hostname(host: str) -> str:
@@ -821,12 +846,22 @@ def _accepts(accept: str | None, wanted: str) -> bool:
     """Whether an ``Accept`` header allows ``wanted`` (no header allows anything)."""
     if accept is None:
         return True
+    if len(accept) <= _CACHED_ACCEPT:  # clients send the same few values: parsed once
+        return _accept_allows_cached(accept, wanted)
+    return _accept_allows(accept, wanted)
+
+
+def _accept_allows(accept: str, wanted: str) -> bool:
     family = wanted.partition("/")[0] + "/*"
     for item in accept.split(","):
         media, *params = (part.strip() for part in item.split(";"))
         if media.lower() in (wanted, family, "*/*") and not _zero_quality(params):
             return True
     return False
+
+
+_CACHED_ACCEPT = 256  # characters: the longest Accept value cached (256 of them at most)
+_accept_allows_cached = functools.lru_cache(maxsize=256)(_accept_allows)
 
 
 def _zero_quality(params: list[str]) -> bool:
@@ -901,14 +936,78 @@ def _status(response: Any, *, stateless_era: bool) -> int:
     return 404 if stateless_era and code == -32601 else 200
 
 
-async def _until_done_or_closed(http: _Http, call: asyncio.Future[Any]) -> bool:
-    """Wait for ``call``; ``False`` if the client disconnected first."""
-    closed = asyncio.ensure_future(http.disconnected())
+_CLOSED: Any = object()
+"""What :func:`_unless_closed` returns when the client left before the call was done."""
+
+
+async def _unless_closed(http: _Http, call: Coroutine[Any, Any, Any]) -> Any:
+    """Run ``call`` in this task and return its result, or cancel it and return ``_CLOSED`` if
+    the client disconnects first.
+
+    The request's own task runs the call (no task per call), and a disconnect cancels that
+    task. Watching for the disconnect starts only once the call has run ``_WATCH_AFTER``
+    seconds: a quick call needs no watcher task, and meanwhile the loop is free to wait for a
+    sync tool's worker thread. A disconnect stays pending in ``receive`` until read, so none is
+    missed: one in the call's first ``_WATCH_AFTER`` seconds cancels it at that point.
+    """
+    task = asyncio.current_task()
+    if task is None:  # not run by a task (an unusual ASGI server): give the call one
+        return await asyncio.ensure_future(_unless_closed(http, call))
+    watch = _CloseWatch(http, task)
     try:
-        await asyncio.wait({call, closed}, return_when=asyncio.FIRST_COMPLETED)
+        result = await call
+    except asyncio.CancelledError:
+        if not watch.gone:
+            raise  # a cancellation from outside (a server shutting down): let it through
+        result = _CLOSED
     finally:
-        closed.cancel()
-    return call.done()
+        watch.stop()
+    if watch.gone:  # our cancellation, delivered (or swallowed by the call)
+        if _withdraw_cancel(task):
+            raise asyncio.CancelledError  # the task was also cancelled from outside
+        return _CLOSED
+    return result
+
+
+class _CloseWatch:
+    """Cancels ``task`` when the client disconnects, from ``_WATCH_AFTER`` seconds on until
+    :meth:`stop`."""
+
+    def __init__(self, http: _Http, task: asyncio.Task[Any]) -> None:
+        self.http = http
+        self.task = task
+        self.gone = False
+        self.watcher: asyncio.Task[None] | None = None
+        self.starting: asyncio.TimerHandle | None = task.get_loop().call_later(
+            _WATCH_AFTER, self._start
+        )
+
+    def _start(self) -> None:
+        self.starting = None
+        self.watcher = asyncio.ensure_future(self._watch())
+
+    async def _watch(self) -> None:
+        try:
+            await self.http.disconnected()
+        except Exception:  # a receive that fails counts as a disconnect
+            logger.debug("receive failed while a call ran; cancelling it", exc_info=True)
+        # Runs only while the call is suspended: ``stop`` cancels this task before the call's
+        # task carries on.
+        self.gone = True
+        self.task.cancel()
+
+    def stop(self) -> None:
+        if self.starting is not None:
+            self.starting.cancel()
+        if self.watcher is not None:
+            self.watcher.cancel()
+
+
+def _withdraw_cancel(task: asyncio.Task[Any]) -> bool:
+    """Withdraw the watcher's cancellation (Python 3.11+ counts them); ``True`` if the task
+    has another one pending."""
+    uncancel = getattr(task, "uncancel", None)
+    return uncancel is not None and uncancel() > 0
 
 
 async def _pump(

@@ -1,0 +1,283 @@
+"""A stateless request whose client disconnects: the call is cancelled, in-process over ASGI.
+
+The call runs in the request's own task and a disconnect cancels that task; these pin down
+what that must keep: the cancellation reaches the tool however early or late the client
+leaves, nothing is answered after it, a cancellation from outside still propagates, and no
+task or pending cancellation is left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import sys
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
+from typing import Any
+
+import pytest
+
+from mcpkit import App
+from mcpkit.transports.http import HttpApp
+
+TIMEOUT = 5.0
+HEADERS = [
+    (b"host", b"127.0.0.1:8000"),
+    (b"content-type", b"application/json"),
+    (b"accept", b"application/json, text/event-stream"),
+    (b"mcp-protocol-version", b"2025-11-25"),
+]
+
+
+class Tools:
+    """An App whose tools report, through events, whether they started and were cancelled."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.cancelled = asyncio.Event()
+        self.release = threading.Event()
+        self.thread_done = threading.Event()
+        self.app = App("cancel-test", version="1.0.0")
+        tools = self
+
+        @self.app.tool
+        async def slow(seconds: float) -> str:
+            """Sleep, recording a cancellation."""
+            tools.started.set()
+            try:
+                await asyncio.sleep(seconds)
+            except asyncio.CancelledError:
+                tools.cancelled.set()
+                raise
+            return "slept"
+
+        @self.app.tool
+        async def stubborn() -> str:
+            """Swallow the cancellation and answer anyway."""
+            tools.started.set()
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                tools.cancelled.set()
+            return "ignored the cancellation"
+
+        @self.app.tool
+        def blocking() -> str:
+            """A sync tool that holds its worker thread until released."""
+            tools.started_threadsafe()
+            tools.release.wait(TIMEOUT)
+            tools.thread_done.set()
+            return "released"
+
+        @self.app.tool
+        def add(a: int, b: int) -> int:
+            """Add two integers."""
+            return a + b
+
+        self.loop = asyncio.get_running_loop()
+
+    def started_threadsafe(self) -> None:
+        self.loop.call_soon_threadsafe(self.started.set)
+
+
+class Exchange:
+    """One POST driven by hand: ``receive`` gives the body, then waits for ``disconnect``."""
+
+    def __init__(self, name: str, arguments: dict[str, Any], request_id: int = 1) -> None:
+        message = {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
+        self.body = json.dumps(message).encode()
+        self.read = False
+        self.gone = asyncio.Event()
+        self.sent: list[dict[str, Any]] = []
+
+    @property
+    def scope(self) -> dict[str, Any]:
+        headers = [*HEADERS, (b"content-length", str(len(self.body)).encode())]
+        return {
+            "type": "http",
+            "method": "POST",
+            "path": "/mcp",
+            "root_path": "",
+            "scheme": "http",
+            "headers": headers,
+            "server": ("127.0.0.1", 8000),
+            "client": ("127.0.0.1", 50000),
+        }
+
+    async def receive(self) -> dict[str, Any]:
+        if not self.read:
+            self.read = True
+            return {"type": "http.request", "body": self.body, "more_body": False}
+        await self.gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: MutableMapping[str, Any]) -> None:
+        self.sent.append(dict(message))
+
+    def disconnect(self) -> None:
+        self.gone.set()
+
+    def serve(self, asgi: HttpApp) -> Coroutine[Any, Any, None]:
+        return asgi(self.scope, self.receive, self.send)
+
+
+def run(test: Callable[[Tools, HttpApp], Awaitable[None]], *, json_response: bool = True) -> None:
+    async def main() -> None:
+        tools = Tools()
+        asgi = tools.app.asgi(stateless=True, json_response=json_response)
+        try:
+            await asyncio.wait_for(test(tools, asgi), TIMEOUT)
+        finally:
+            tools.release.set()
+
+    asyncio.run(main())
+
+
+async def leftovers(before: set[asyncio.Task[Any]]) -> set[asyncio.Task[Any]]:
+    """The tasks started since ``before`` (other than this one) still pending a few loop turns
+    later."""
+    for _ in range(5):
+        await asyncio.sleep(0)
+    return asyncio.all_tasks() - before - {asyncio.current_task()}
+
+
+async def cancelling_after(exchange: Exchange, asgi: HttpApp) -> int:
+    """Serve ``exchange`` in this task; its pending cancellations afterwards (3.11+)."""
+    await exchange.serve(asgi)
+    task = asyncio.current_task()
+    assert task is not None
+    if sys.version_info >= (3, 11):
+        return task.cancelling()
+    return 0
+
+
+@pytest.mark.parametrize("json_response", [True, False])
+@pytest.mark.parametrize("delay", [0.0, 0.05])
+def test_a_disconnect_mid_call_cancels_it_and_nothing_is_answered(
+    json_response: bool, delay: float
+) -> None:
+    async def test(tools: Tools, asgi: HttpApp) -> None:
+        before = asyncio.all_tasks()
+        exchange = Exchange("slow", {"seconds": 30})
+        serving = asyncio.ensure_future(cancelling_after(exchange, asgi))
+        await tools.started.wait()
+        await asyncio.sleep(delay)  # before and after the disconnect watch starts
+        exchange.disconnect()
+        assert await serving == 0  # returns, the request's task not left cancelling
+        assert tools.cancelled.is_set()
+        assert exchange.sent == []
+        assert await leftovers(before) == set()
+
+    run(test, json_response=json_response)
+
+
+def test_a_client_gone_before_the_call_starts_still_cancels_it() -> None:
+    async def test(tools: Tools, asgi: HttpApp) -> None:
+        exchange = Exchange("slow", {"seconds": 30})
+        exchange.disconnect()  # already gone: a disconnect waits in receive until read
+        await exchange.serve(asgi)
+        assert tools.started.is_set()
+        assert tools.cancelled.is_set()
+        assert exchange.sent == []
+
+    run(test)
+
+
+def test_a_call_that_swallows_the_cancellation_is_still_not_answered() -> None:
+    async def test(tools: Tools, asgi: HttpApp) -> None:
+        exchange = Exchange("stubborn", {})
+        serving = asyncio.ensure_future(cancelling_after(exchange, asgi))
+        await tools.started.wait()
+        exchange.disconnect()
+        assert await serving == 0
+        assert tools.cancelled.is_set()
+        assert exchange.sent == []
+
+    run(test)
+
+
+def test_a_disconnect_during_a_sync_call_ends_the_request_without_waiting() -> None:
+    async def test(tools: Tools, asgi: HttpApp) -> None:
+        exchange = Exchange("blocking", {})
+        serving = asyncio.ensure_future(exchange.serve(asgi))
+        await tools.started.wait()
+        exchange.disconnect()
+        await serving  # the worker thread is still held: the request did not wait for it
+        assert not tools.thread_done.is_set()
+        assert exchange.sent == []
+        tools.release.set()
+        assert await asyncio.get_running_loop().run_in_executor(
+            None, tools.thread_done.wait, TIMEOUT
+        )
+
+    run(test)
+
+
+def test_a_cancellation_from_outside_propagates_and_cancels_the_call() -> None:
+    async def test(tools: Tools, asgi: HttpApp) -> None:
+        before = asyncio.all_tasks()
+        exchange = Exchange("slow", {"seconds": 30})
+        serving = asyncio.ensure_future(exchange.serve(asgi))
+        await tools.started.wait()
+        await asyncio.sleep(0.05)  # the disconnect watch is running too
+        serving.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await serving
+        assert tools.cancelled.is_set()
+        assert exchange.sent == []
+        assert await leftovers(before) == set()
+
+    run(test)
+
+
+@pytest.mark.parametrize("tool", ["add", "slow"])
+def test_answered_calls_leave_no_watcher_behind(tool: str) -> None:
+    async def test(tools: Tools, asgi: HttpApp) -> None:
+        before = asyncio.all_tasks()
+        arguments = {"a": 1, "b": 2} if tool == "add" else {"seconds": 0.05}
+        exchange = Exchange(tool, arguments, request_id=7)
+        assert await cancelling_after(exchange, asgi) == 0
+        assert [m["type"] for m in exchange.sent] == ["http.response.start", "http.response.body"]
+        assert exchange.sent[0]["status"] == 200
+        answer = json.loads(exchange.sent[1]["body"])
+        assert answer["id"] == 7
+        if tool == "add":
+            assert answer["result"]["structuredContent"] == {"result": 3}
+        else:
+            assert answer["result"]["content"] == [{"type": "text", "text": "slept"}]
+        assert not tools.cancelled.is_set()
+        assert await leftovers(before) == set()
+
+    run(test)
+
+
+def test_requests_without_a_current_task_are_still_served() -> None:
+    async def test(tools: Tools, asgi: HttpApp) -> None:
+        exchange = Exchange("add", {"a": 2, "b": 3})
+        # a coroutine driven by a bare callback chain rather than a task (no current task),
+        # every step in one context as a task would
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        coroutine = exchange.serve(asgi)
+        context = contextvars.copy_context()
+
+        def step() -> None:
+            assert asyncio.current_task() is None
+            try:
+                yielded = context.run(coroutine.send, None)
+            except StopIteration:
+                done.set_result(None)
+                return
+            yielded._asyncio_future_blocking = False
+            yielded.add_done_callback(lambda _: step())
+
+        asyncio.get_running_loop().call_soon(step)
+        await done
+        assert json.loads(exchange.sent[1]["body"])["result"]["structuredContent"] == {"result": 5}
+
+    run(test)
