@@ -1,13 +1,18 @@
-"""Version shims: stdlib ``typing.TypedDict`` on Python < 3.12.
+"""Version shims: stdlib ``typing.TypedDict`` on Python < 3.12, ``enum.Flag`` on 3.10.
 
 pydantic refuses ``typing.TypedDict`` before 3.12 ("use typing_extensions.TypedDict"). Tool
 authors should not have to know that, so such classes are rebuilt once, recursively, as
 ``typing_extensions.TypedDict`` classes with the same fields, docs and names. The user's
 function still receives a plain ``dict``.
+
+On 3.10 a plain ``enum.Flag`` raises ``TypeError`` (not ``ValueError``) when pydantic offers it
+anything but an integer (``Flag._missing_`` compares it with 0), which would escape validation
+as a tool failure; such a parameter is checked to be an integer first.
 """
 
 from __future__ import annotations
 
+import enum
 import sys
 import threading
 import types
@@ -15,10 +20,12 @@ import typing
 from typing import Any
 
 import typing_extensions
+from pydantic import BeforeValidator
 
 __all__ = ["compatible_type"]
 
 _NEEDS_REBUILD = sys.version_info < (3, 12)
+_FLAG_NEEDS_INT = sys.version_info < (3, 11)
 
 
 def compatible_type(tp: Any) -> Any:
@@ -28,6 +35,16 @@ def compatible_type(tp: Any) -> Any:
     return _rebuild(tp)
 
 
+def _is_plain_flag(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, enum.Flag) and not issubclass(tp, int)
+
+
+def _integer(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError("Input should be an integer")
+    return value
+
+
 def _is_stdlib_typeddict(tp: Any) -> bool:
     return isinstance(tp, type) and typing.is_typeddict(tp) and type(tp).__module__ == "typing"
 
@@ -35,6 +52,8 @@ def _is_stdlib_typeddict(tp: Any) -> bool:
 def _rebuild(tp: Any) -> Any:
     if _is_stdlib_typeddict(tp):
         return _rebuild_typeddict(tp)
+    if _FLAG_NEEDS_INT and _is_plain_flag(tp):
+        return typing_extensions.Annotated[tp, BeforeValidator(_integer)]
     origin = typing_extensions.get_origin(tp)
     args = typing_extensions.get_args(tp)
     if origin is None or not args or origin is typing.Literal:

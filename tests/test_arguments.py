@@ -527,3 +527,14 @@ def test_a_flag_inside_a_model_publishes_its_combinations() -> None:
         "expected": [0, 1, 2, 3, 4, 5, 6, 7],
         "received": 9,
     }
+
+
+@pytest.mark.parametrize("sent", ["a", None, 1.5, True, 2])
+def test_a_flag_refuses_what_no_combination_is_on_every_python(sent: Any) -> None:
+    """Python 3.10's ``Flag`` raised ``TypeError`` for a non-integer, past pydantic."""
+    tool = make_tool({"side": Side})
+    assert detail_of(tool, {"side": sent}) == {
+        "field": "side",
+        "expected": [0, 1, 4, 5],
+        "received": sent,
+    }
