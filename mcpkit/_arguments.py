@@ -130,8 +130,8 @@ def _first_violation(
     value: Any, schema: Any, path: tuple[Any, ...], root: Mapping[str, Any]
 ) -> tuple[tuple[Any, ...], Any] | None:
     """What strict pydantic lets through but the schema forbids: duplicates in a set,
-    ``true``/``false`` for an integer enum value (``True == 1`` in Python), and an integer no
-    combination of a Flag's members makes (pydantic takes any integer for an ``IntFlag``)."""
+    ``true``/``false`` for an integer enum value (``True == 1`` in Python), and an integer
+    outside a published enum or range (pydantic takes any integer for an ``IntFlag``)."""
     if not isinstance(schema, dict):
         return None
     schema = _only_branch(_deref(schema, root), value, root)
@@ -161,16 +161,19 @@ def _first_violation(
 def _scalar_violation(
     value: Any, schema: Mapping[str, Any], path: tuple[Any, ...]
 ) -> tuple[tuple[Any, ...], Any] | None:
+    # Integers only: a Flag takes any integer in pydantic, and its published enum or range is
+    # what holds. Anything else pydantic accepted stays accepted (an Enum's own ``_missing_``
+    # may take "FAST" for "fast"; ``null`` passes where a parameter defaults to None).
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
     allowed = schema.get("enum")
-    # ``null`` passed pydantic only where the parameter defaults to None: the kindness stays.
-    if isinstance(allowed, list) and value is not None and value not in allowed:
+    if isinstance(allowed, list) and value not in allowed:
         return path, allowed
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        low, high = schema.get("minimum"), schema.get("maximum")
-        if isinstance(low, (int, float)) and value < low:
-            return path, f">= {low}"
-        if isinstance(high, (int, float)) and value > high:
-            return path, f"<= {high}"
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if isinstance(low, (int, float)) and value < low:
+        return path, f">= {low}"
+    if isinstance(high, (int, float)) and value > high:
+        return path, f"<= {high}"
     return None
 
 
@@ -184,7 +187,8 @@ def _only_branch(schema: Mapping[str, Any], value: Any, root: Mapping[str, Any])
         return schema
     kind = "array" if isinstance(value, list) else "object" if isinstance(value, dict) else None
     kind = kind or _JSON_TYPES.get(type(value))
-    fits = [b for b in (_deref(u, root) for u in union) if b.get("type") in (kind, None)]
+    kinds = (kind, "number", None) if kind == "integer" else (kind, None)  # 5 is a number too
+    fits = [b for b in (_deref(u, root) for u in union) if b.get("type") in kinds]
     return fits[0] if len(fits) == 1 else schema
 
 

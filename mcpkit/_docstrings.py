@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Mapping
-from types import MappingProxyType
 
 from mcpkit._records import record
 
@@ -23,17 +21,17 @@ _SECTION_HINT = re.compile(
 class Docstring:
     """What a docstring says: prose for the description, text for each parameter."""
 
-    description: str | None = None
-    params: Mapping[str, str] = MappingProxyType({})  # read-only: one shared empty default
+    description: str | None
+    params: dict[str, str]
 
 
 def parse_docstring(doc: str | None) -> Docstring:
     """Split a docstring into its prose and its parameter descriptions."""
     if not doc or not doc.strip():
-        return Docstring()
+        return Docstring(None, {})
     text = inspect.cleandoc(doc)
     if not _SECTION_HINT.search(text):
-        return Docstring(description=text)
+        return Docstring(text, {})
     import docstring_parser
 
     parsed = docstring_parser.parse(text)

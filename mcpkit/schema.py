@@ -91,16 +91,19 @@ def _flag_values(cls: type[enum.Flag]) -> dict[str, Any]:
     Up to :data:`_MAX_FLAG_BITS` bits that is an ``enum`` of all combinations (``0``, no flag,
     included), checked on every call; past it, the range ``0``..all bits.
     """
+    values = [int(member.value) for member in cls.__members__.values()]
+    if any(value < 0 for value in values):  # e.g. ALL = -1: no bit pattern to enumerate
+        return {"type": "integer", "enum": sorted(set(values))}
     mask = 0
-    for member in cls.__members__.values():
-        mask |= int(member.value)
+    for value in values:
+        mask |= value
     bits = [1 << i for i in range(mask.bit_length()) if mask >> i & 1]
     if len(bits) > _MAX_FLAG_BITS:
         return {"type": "integer", "minimum": 0, "maximum": mask}
-    values = [0]
+    combinations = [0]
     for bit in bits:
-        values += [value | bit for value in values]
-    return {"type": "integer", "enum": sorted(values)}
+        combinations += [value | bit for value in combinations]
+    return {"type": "integer", "enum": sorted(combinations)}
 
 
 @record

@@ -538,3 +538,41 @@ def test_a_flag_refuses_what_no_combination_is_on_every_python(sent: Any) -> Non
         "expected": [0, 1, 4, 5],
         "received": sent,
     }
+
+
+def test_a_flag_with_a_negative_member_publishes_its_members() -> None:
+    class Everything(enum.IntFlag):
+        ONE = 1
+        ALL = -1
+
+    tool = make_tool({"x": Everything})
+    assert tool.input_schema["properties"]["x"] == {"type": "integer", "enum": [-1, 1]}
+    assert tool.validate({"x": -1}) == {"x": Everything.ALL}
+
+
+@pytest.mark.parametrize(
+    "tp",
+    [
+        Literal[1, 2] | float,
+        Annotated[int, Field(le=10)] | float,
+        Literal[-1, 0] | Annotated[float, Field(ge=0)],
+    ],
+    ids=["enum-or-number", "bounded-int-or-number", "enum-or-bounded-number"],
+)
+def test_an_integer_the_number_branch_takes_is_not_held_to_the_integer_branch(tp: Any) -> None:
+    tool = make_tool({"x": tp})
+    assert schema_accepts(tool, {"x": 50})
+    assert tool.validate({"x": 50}) == {"x": 50.0}
+
+
+def test_an_enum_s_own_missing_hook_still_decides() -> None:
+    class Mode(str, enum.Enum):
+        fast = "fast"
+        slow = "slow"
+
+        @classmethod
+        def _missing_(cls, value: object) -> Mode | None:
+            return cls(value.lower()) if isinstance(value, str) else None
+
+    tool = make_tool({"m": Mode})
+    assert tool.validate({"m": "FAST"}) == {"m": Mode.fast}

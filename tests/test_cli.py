@@ -102,3 +102,13 @@ def test_run_loads_no_other_subcommand() -> None:
     assert done.stdout.strip() == (
         "['mcpkit.cli.loader', 'mcpkit.cli.main', 'mcpkit.cli.run', 'mcpkit.cli.serve']"
     )
+
+
+def test_the_click_group_is_still_importable_from_mcpkit_cli() -> None:
+    done = run(
+        sys.executable,
+        "-c",
+        "import sys, mcpkit.cli; print('click' in sys.modules);"
+        "from mcpkit.cli import cli; print(cli is __import__('mcpkit.cli.main').cli.main.cli)",
+    )
+    assert (done.returncode, done.stdout.split()) == (0, ["False", "True"])

@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
-from mcpkit import Image, Text, ToolResult
+from mcpkit import App, Image, Text, ToolResult
 from mcpkit._records import record
+from mcpkit.context import ElicitResult
+from mcpkit.testing import Client
 
 
 @record
@@ -122,3 +124,58 @@ def test_the_public_value_classes_are_records() -> None:
         Image()
     with pytest.raises(AttributeError):
         Text("a").text = "b"  # type: ignore[misc]
+
+
+def test_records_are_dataclasses_to_the_standard_library() -> None:
+    kind: type = Text
+    assert dataclasses.is_dataclass(kind)
+    assert [f.name for f in dataclasses.fields(Text)] == ["text", "annotations", "meta"]
+    changed = dataclasses.replace(Text("a", meta={"k": 1}), text="b")
+    assert changed == Text("b", meta={"k": 1})
+    assert dataclasses.asdict(ToolResult(structured={"a": 1})) == {
+        "content": None,
+        "structured": {"a": 1},
+        "is_error": False,
+        "meta": None,
+    }
+
+
+def test_pydantic_validates_serializes_and_describes_records() -> None:
+    from pydantic import TypeAdapter
+    from pydantic_core import to_json
+
+    adapter = TypeAdapter(ElicitResult)
+    answer = adapter.validate_python({"action": "accept", "content": {"name": "x"}})
+    assert answer == ElicitResult("accept", {"name": "x"})
+    assert adapter.dump_python(answer, mode="json") == {
+        "action": "accept",
+        "content": {"name": "x"},
+    }
+    assert adapter.json_schema()["required"] == ["action"]
+    assert to_json({"block": Text("a")}) == (
+        b'{"block":{"text":"a","annotations":null,"meta":null}}'
+    )
+
+
+def test_a_tool_may_return_records_inside_its_data() -> None:
+
+    from mcpkit.context import ElicitResult
+
+    app = App("records", "1")
+
+    @app.tool
+    def block() -> dict[str, Any]:
+        return {"block": Text("a")}
+
+    @app.tool
+    def answer() -> ElicitResult:
+        return ElicitResult("decline")
+
+    with Client(app) as client:
+        assert client.call_tool("block", {})["structuredContent"] == {
+            "block": {"text": "a", "annotations": None, "meta": None}
+        }
+        assert client.call_tool("answer", {})["structuredContent"] == {
+            "action": "decline",
+            "content": None,
+        }

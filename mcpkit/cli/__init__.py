@@ -4,8 +4,18 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["main"]
+__all__ = ["cli", "main"]
+
+
+def __getattr__(name: str) -> Any:
+    """``mcpkit.cli.cli``, the click group, imported (with click) only when asked for."""
+    if name == "cli":
+        from mcpkit.cli.main import cli
+
+        return cli
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(args: Sequence[str] | None = None) -> None:
