@@ -494,6 +494,14 @@ def test_plain_run_serves_without_click_and_both_paths_agree(
     )
 
 
+def test_stdin_from_dev_null_ends_the_server_at_once() -> None:
+    """``/dev/null`` passes for a pipe but epoll refuses it: read it from a thread instead of
+    waiting forever for input that cannot come."""
+    done = run_cli(EXAMPLE)  # run_cli gives the server subprocess.DEVNULL as stdin
+    assert (done.returncode, done.stdout) == (0, "")
+    assert "Traceback" not in done.stderr
+
+
 def test_the_users_own_import_error_shows_its_traceback(tmp_path: Path) -> None:
     (tmp_path / "broken.py").write_text(
         "from mcpkit import App\napp = App('b', '1')\nimport no_such_dependency_xyz\n"

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import selectors
 import signal
 import sys
 import threading
@@ -322,13 +323,29 @@ class _Blocking:
 async def _reader(
     loop: asyncio.AbstractEventLoop, stream: BinaryIO, connection: _Connection
 ) -> asyncio.BaseTransport | None:
-    """Read with the loop where the stream allows it, else from a thread (regular files)."""
+    """Read with the loop where the stream allows it, else from a thread (regular files,
+    ``/dev/null``: what epoll refuses)."""
     try:
+        if not _pollable(stream.fileno()):
+            _read_in_thread(loop, stream, connection)
+            return None
         transport, _ = await loop.connect_read_pipe(lambda: connection, stream)
     except (ValueError, OSError):
         _read_in_thread(loop, stream, connection)
         return None
     return transport
+
+
+def _pollable(fd: int) -> bool:
+    """Whether the event loop can wait on ``fd``. ``connect_read_pipe`` takes a character
+    device such as ``/dev/null``, but epoll refuses it later, inside a loop callback, and the
+    server would wait for input forever."""
+    with selectors.DefaultSelector() as probe:
+        try:
+            probe.register(fd, selectors.EVENT_READ)
+        except (OSError, ValueError):
+            return False
+    return True
 
 
 def _read_in_thread(
