@@ -27,8 +27,6 @@ __all__ = ["record"]
 
 T = TypeVar("T", bound=type)
 
-_MISSING: Any = object()
-
 
 @dataclass_transform(frozen_default=True)
 def record(cls: T) -> T:
@@ -50,7 +48,6 @@ def record(cls: T) -> T:
         "__record_fields__": tuple(names),
         "__record_defaults__": defaults,
         "__record_post_init__": hasattr(cls, "__post_init__"),
-        "__match_args__": tuple(names),
         "__signature__": signature,
         "__init__": _init,
         "__repr__": _repr,
@@ -107,10 +104,10 @@ def _arguments(
     defaults: dict[str, Any] = cls.__record_defaults__  # type: ignore[attr-defined]
     pairs = []
     for name in names:
-        value = values.get(name, _MISSING)
-        if value is _MISSING:
-            value = defaults.get(name, _MISSING)
-            if value is _MISSING:
+        value = values.get(name, dataclasses.MISSING)
+        if value is dataclasses.MISSING:
+            value = defaults.get(name, dataclasses.MISSING)
+            if value is dataclasses.MISSING:
                 raise TypeError(f"{cls.__name__}() missing required argument: {name!r}")
         pairs.append((name, value))
     return pairs

@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
-from mcpkit.cli.loader import TargetError, load_app
-from mcpkit.cli.serve import LOG_FORMAT, serve_stdio
+from mcpkit.cli.loader import load_app
+from mcpkit.cli.serve import LOG_FORMAT, load_or_report, serve_stdio
 from mcpkit.protocol.mrtr import STATE_KEY_ENV
 
 __all__ = ["http_app_from_env", "run"]
@@ -108,11 +108,10 @@ def _serve_http(
 
 
 def _load_or_exit(target: str) -> Any:
-    try:
-        return load_app(target)
-    except TargetError as exc:
-        click.echo(f"mcpkit run: error: {exc}", err=True)
-        raise click.exceptions.Exit(2) from None
+    app = load_or_report(target)
+    if app is None:
+        raise click.exceptions.Exit(2)
+    return app
 
 
 def http_app_from_env() -> Any:

@@ -11,11 +11,21 @@ from __future__ import annotations
 import logging
 import sys
 
+from mcpkit.app import App
 from mcpkit.cli.loader import TargetError, load_app
 
-__all__ = ["LOG_FORMAT", "serve_stdio"]
+__all__ = ["LOG_FORMAT", "load_or_report", "serve_stdio"]
 
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
+def load_or_report(target: str) -> App | None:
+    """The App ``target`` names, or ``None`` after one line on stderr saying why not."""
+    try:
+        return load_app(target)
+    except TargetError as exc:
+        print(f"mcpkit run: error: {exc}", file=sys.stderr, flush=True)
+        return None
 
 
 def serve_stdio(target: str, log_level: str = "warning") -> int:
@@ -29,10 +39,8 @@ def serve_stdio(target: str, log_level: str = "warning") -> int:
 
     # Before the user's module runs: its import-time print()s must not reach the protocol.
     out = protect_stdout()
-    try:
-        app = load_app(target)
-    except TargetError as exc:
-        print(f"mcpkit run: error: {exc}", file=sys.stderr, flush=True)
+    app = load_or_report(target)
+    if app is None:
         return 2
     print(
         f"mcpkit: serving {app.summary} over stdio; waiting for a client on stdin",

@@ -214,17 +214,15 @@ class Session:
         ``send`` overrides the session's writer for the notifications this message's requests
         emit (HTTP answers each POST on its own stream).
         """
-        if send is None and _request_send.get() is None:  # nothing to override (stdio)
-            if isinstance(obj, list):
-                return await self._batch(obj)
-            return await self._one(obj, in_batch=False)
-        token = _request_send.set(send)
+        # Nothing to override (stdio): skip the context variable's set and reset.
+        token = None if send is None and _request_send.get() is None else _request_send.set(send)
         try:
             if isinstance(obj, list):
                 return await self._batch(obj)
             return await self._one(obj, in_batch=False)
         finally:
-            _request_send.reset(token)
+            if token is not None:
+                _request_send.reset(token)
 
     async def _batch(self, items: list[Any]) -> Any:
         if self.version != BATCH_VERSION:
