@@ -4,8 +4,10 @@ nothing already written (serve_stdio over real pipes, in process)."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import os
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -29,6 +31,39 @@ async def stall() -> str:
     """Never finishes on its own."""
     await asyncio.sleep(3600)
     return "never"
+
+
+request_value: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "request_value", default=None
+)
+
+
+@app.tool
+async def inspect_task(n: int) -> dict[str, Any]:
+    """Reports what an async tool sees of its task (its first step runs as the request is read)."""
+    before = asyncio.current_task()
+    inherited = request_value.get()
+    request_value.set(n)
+    timeout = getattr(asyncio, "timeout", None)
+    task_group = getattr(asyncio, "TaskGroup", None)
+    children: list[int] = []
+    if timeout is not None and task_group is not None:  # Python 3.11+
+        async with timeout(5), task_group() as group:
+            tasks = [group.create_task(asyncio.sleep(0, n + k)) for k in (1, 2)]
+        children = [t.result() for t in tasks]
+    await asyncio.sleep(0)
+    return {
+        "same task": before is asyncio.current_task() and before is not None,
+        "inherited": inherited,
+        "kept": request_value.get(),
+        "children": children,
+    }
+
+
+@app.tool
+async def add(a: int, b: int) -> int:
+    """Adds without suspending: answered in its first step."""
+    return a + b
 
 
 @app.tool
@@ -61,7 +96,9 @@ async def talk(scenario: Scenario, max_in_flight: int) -> None:
     to_server = os.fdopen(in_write, "wb", 0)
 
     def send(message: Any) -> None:
-        to_server.write(json.dumps(message).encode() + b"\n")
+        """One message, or ``bytes`` written as they are (several lines in one write)."""
+        raw = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
+        to_server.write(raw)
 
     async def receive() -> Any:
         return json.loads(await asyncio.wait_for(reader.readline(), TIMEOUT))
@@ -135,3 +172,47 @@ def test_a_large_answer_written_just_before_stdin_closes_arrives_whole() -> None
         assert len(answer["result"]["content"][0]["text"]) == 1_000_000
 
     asyncio.run(talk(scenario, max_in_flight=4))
+
+
+def test_an_async_tool_sees_an_ordinary_task_of_its_own() -> None:
+    """Its first step runs in the turn that read the request, yet current_task(), timeouts,
+    task groups and context variables behave as in any task, and nothing leaks from one
+    request into the next."""
+
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        for n in (10, 20, 30):
+            send(
+                {
+                    **call(n, "inspect_task"),
+                    "params": {"name": "inspect_task", "arguments": {"n": n}},
+                }
+            )
+            answer = await receive()
+            assert answer["id"] == n
+            children = [n + 1, n + 2] if sys.version_info >= (3, 11) else []
+            assert answer["result"]["structuredContent"] == {
+                "same task": True,
+                "inherited": None,
+                "kept": n,
+                "children": children,
+            }
+
+    asyncio.run(talk(scenario, max_in_flight=4))
+
+
+def test_a_flood_in_one_write_is_answered_once_per_id() -> None:
+    """Requests read together: the first runs at once, the rest in ordinary tasks; each id is
+    answered exactly once, with its own sum."""
+    count = 300
+
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        requests = [
+            {**call(i, "add"), "params": {"name": "add", "arguments": {"a": i, "b": 1}}}
+            for i in range(1, count + 1)
+        ]
+        send(b"".join(json.dumps(r).encode() + b"\n" for r in requests))  # read together
+        answers = [await receive() for _ in range(count)]
+        sums = {m["id"]: m["result"]["structuredContent"]["result"] for m in answers}
+        assert sums == {i: i + 1 for i in range(1, count + 1)}
+
+    asyncio.run(talk(scenario, max_in_flight=16))

@@ -19,8 +19,9 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
+from mcpkit import _eager
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError, InvalidRequest, ProtocolError
 from mcpkit.protocol import jsonrpc
@@ -33,8 +34,13 @@ logger = logging.getLogger("mcpkit.stdio")
 
 _DRAIN_SECONDS = 10.0
 
-Write = Callable[[bytes, bool], None]
-"""Writes protocol bytes; the flag asks for them to leave now rather than with the batch."""
+
+class _Out(Protocol):
+    def write(self, data: bytes, now: bool = False) -> None:
+        """Write protocol bytes; ``now`` asks for them to leave now, not with the batch."""
+
+    def flush(self) -> None:
+        """Send what is held for the batch."""
 
 
 def protect_stdout() -> BinaryIO:
@@ -76,7 +82,7 @@ async def serve_stdio(
     await server.start()
     out = await _writer(loop, stdout)
     done = loop.create_future()
-    connection = _Connection(server, out.write, max_in_flight, on_close=lambda: _set(done))
+    connection = _Connection(server, out, max_in_flight, on_close=lambda: _set(done))
     reading = await _reader(loop, stdin, connection)
     with _stop_on_signals(loop, connection.close):
         await done
@@ -101,13 +107,14 @@ class _Connection(asyncio.Protocol):
     def __init__(
         self,
         server: Server,
-        write: Write,
+        out: _Out,
         max_in_flight: int,
         on_close: Callable[[], None],
     ) -> None:
         self.server = server
         self.loop = asyncio.get_running_loop()
-        self.write = write
+        self.out = out
+        self.write = out.write
         self.session = server.session(self._send)
         self.max_in_flight = max_in_flight
         self.on_close = on_close
@@ -119,6 +126,8 @@ class _Connection(asyncio.Protocol):
         self.waiting: deque[tuple[Any, int]] = deque()  # requests past the limit, and sizes
         self.waiting_bytes = 0
         self.paused = False  # reading paused: too many request bytes wait for a slot
+        self.starting = False  # starting waiting requests: their answers leave together
+        self.starter = _eager.Starter(self.loop)  # runs a request's first step at once
         self.answered_first = False
         self.closed = False
 
@@ -127,6 +136,7 @@ class _Connection(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
+        self.starter.prepare()
 
     def data_received(self, data: bytes) -> None:
         if self.skipping:  # the rest of a line longer than the limit: drop it
@@ -181,11 +191,24 @@ class _Connection(asyncio.Protocol):
         self.waiting = kept
 
     def _start_waiting(self) -> None:
-        """Start waiting requests while there is room; pause or resume reading."""
-        while self.waiting and len(self.tasks) < self.max_in_flight:
-            message, size = self.waiting.popleft()
-            self.waiting_bytes -= size
-            self._spawn(message, self.tasks)
+        """Start waiting requests while there is room; pause or resume reading.
+
+        Each request's first step runs at once: a tool that never suspends has answered when
+        its task is made. The answers of one pass leave in one write, at its end.
+        """
+        if self.waiting and len(self.tasks) < self.max_in_flight:
+            self.starting = True
+            try:
+                while self.waiting and len(self.tasks) < self.max_in_flight:
+                    message, size = self.waiting.popleft()
+                    self.waiting_bytes -= size
+                    task, answered = self.starter.start(self._answer(message))
+                    if not answered:  # answered in its first step: nothing to track
+                        self._track(task, self.tasks)
+            finally:
+                self.starting = False
+            self.out.flush()
+            self.starter.release()  # what runs on, runs after the answers have left
         if self.transport is None or self.closed:
             return
         too_much = self.waiting_bytes > self.server.limits.max_bytes
@@ -204,7 +227,9 @@ class _Connection(asyncio.Protocol):
         self.write(jsonrpc.encode(jsonrpc.error_response(None, error)) + b"\n", True)
 
     def _spawn(self, message: Any, group: set[asyncio.Task[None]]) -> None:
-        task = self.loop.create_task(self._answer(message))
+        self._track(self.loop.create_task(self._answer(message)), group)
+
+    def _track(self, task: asyncio.Task[None], group: set[asyncio.Task[None]]) -> None:
         group.add(task)
         task.add_done_callback(self._finished)
 
@@ -213,7 +238,8 @@ class _Connection(asyncio.Protocol):
         if response is not None:
             # Alone in flight (a client waiting for this answer): write it now. Under a flood
             # the answers of one loop turn leave together.
-            self.write(jsonrpc.encode(response) + b"\n", len(self.tasks) <= 1)
+            now = not self.starting and len(self.tasks) <= 1
+            self.write(jsonrpc.encode(response) + b"\n", now)
             if not self.answered_first:
                 self.answered_first = True
                 _compile_in_background(self.server.app)
@@ -222,6 +248,7 @@ class _Connection(asyncio.Protocol):
         self.tasks.discard(task)
         self.others.discard(task)
         if not self.closed:
+            self.starter.prepare()  # here, after an answer left: off the next one's path
             self._start_waiting()
 
     def eof_received(self) -> bool | None:
@@ -233,6 +260,7 @@ class _Connection(asyncio.Protocol):
 
     def close(self) -> None:
         self.closed = True
+        self.starter.close()
         self.on_close()
 
 
@@ -315,6 +343,9 @@ class _Blocking:
         with contextlib.suppress(BrokenPipeError, ValueError):
             self.stream.write(data)
             self.stream.flush()
+
+    def flush(self) -> None:
+        """Everything was written when it was asked for."""
 
     async def close(self) -> None:
         """Everything was written when it was asked for; the caller owns the stream."""

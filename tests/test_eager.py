@@ -1,0 +1,404 @@
+"""Tasks started with their first step run at once (``mcpkit._eager``).
+
+The stdio transport answers each request in such a task. Whatever the Python version does to
+get there (3.12's own eager tasks, 3.11's spare task, 3.10's ordinary task), code inside must
+see an ordinary task: the same current task before and after it suspends, working timeouts and
+task groups, its own context, cancellation where it waits, its result or its exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import sys
+import types
+from collections.abc import Callable, Coroutine, Generator
+from typing import Any, TypeVar
+
+import pytest
+
+from mcpkit._eager import Starter
+
+T = TypeVar("T")
+
+EAGER = sys.version_info >= (3, 11)
+"""Where the first step runs before ``start`` returns (from a loop callback, after prepare)."""
+
+var: contextvars.ContextVar[str] = contextvars.ContextVar("var", default="unset")
+
+
+def run(main: Callable[[asyncio.AbstractEventLoop, Starter], Coroutine[Any, Any, T]]) -> T:
+    async def body() -> T:
+        loop = asyncio.get_running_loop()
+        starter = Starter(loop)
+        starter.prepare()
+        try:
+            return await main(loop, starter)
+        finally:
+            starter.close()
+
+    return asyncio.run(body())
+
+
+async def in_callback(fn: Callable[[], T]) -> T:
+    """Call ``fn`` from a loop callback, where the transport starts its tasks (no task is
+    current there)."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[T] = loop.create_future()
+
+    def call() -> None:
+        try:
+            done.set_result(fn())
+        except BaseException as exc:
+            done.set_exception(exc)
+
+    loop.call_soon(call)
+    return await done
+
+
+def start_and_release(starter: Starter, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+    task, _ = starter.start(coro)
+    starter.release()
+    return task
+
+
+def test_the_first_step_runs_before_start_returns() -> None:
+    steps: list[str] = []
+
+    async def work() -> int:
+        steps.append("first")
+        await asyncio.sleep(0)
+        steps.append("rest")
+        return 7
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        def start() -> asyncio.Task[int]:
+            task, finished = starter.start(work())
+            assert steps == (["first"] if EAGER else [])
+            assert not finished  # it suspended
+            starter.release()
+            return task
+
+        task = await in_callback(start)
+        assert await task == 7
+        assert steps == ["first", "rest"]
+
+    run(main)
+
+
+def test_a_call_that_never_suspends_is_answered_in_the_first_step() -> None:
+    answered: list[int] = []
+
+    async def work() -> int:
+        answered.append(3)
+        return 3
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        def start() -> tuple[asyncio.Task[int], bool, list[int]]:
+            task, finished = starter.start(work())
+            then = list(answered)  # what had been answered when start returned
+            starter.release()
+            return task, finished, then
+
+        task, finished, then = await in_callback(start)
+        assert then == ([3] if EAGER else [])
+        assert finished == EAGER
+        assert await task == 3  # the task still has the result
+
+    run(main)
+
+
+def test_the_current_task_is_the_same_task_before_and_after_suspending() -> None:
+    seen: list[asyncio.Task[Any] | None] = []
+
+    async def work(later: asyncio.Future[str]) -> str:
+        seen.append(asyncio.current_task())
+        await asyncio.sleep(0)
+        seen.append(asyncio.current_task())
+        value = await later
+        seen.append(asyncio.current_task())
+        return value
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        later: asyncio.Future[str] = loop.create_future()
+        task = await in_callback(lambda: start_and_release(starter, work(later)))
+        loop.call_later(0.01, later.set_result, "done")
+        assert await task == "done"
+        assert seen == [task, task, task]
+
+    run(main)
+
+
+def test_a_timeout_begun_in_the_first_step_fires() -> None:
+    async def work() -> str:
+        try:
+            await asyncio.wait_for(asyncio.sleep(10), timeout=0.01)
+        except asyncio.TimeoutError:
+            return "timed out"
+        return "slept"
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        task = await in_callback(lambda: start_and_release(starter, work()))
+        assert await task == "timed out"
+
+    run(main)
+
+
+def test_a_timeout_scope_and_a_task_group_work_in_the_first_step() -> None:
+    async def child(n: int) -> int:
+        await asyncio.sleep(0)
+        return n * 2
+
+    async def work() -> list[int]:
+        timeout = getattr(asyncio, "timeout", None)
+        task_group = getattr(asyncio, "TaskGroup", None)
+        if timeout is None or task_group is None:  # both new in 3.11: gather does the same
+            return list(await asyncio.gather(child(1), child(2)))
+        async with timeout(5), task_group() as group:
+            tasks = [group.create_task(child(n)) for n in (1, 2)]
+        return [t.result() for t in tasks]
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        task = await in_callback(lambda: start_and_release(starter, work()))
+        assert await task == [2, 4]
+
+    run(main)
+
+
+def test_context_variables_belong_to_the_task() -> None:
+    async def work() -> tuple[str, str]:
+        before = var.get()
+        var.set("inside")
+        await asyncio.sleep(0)
+        return before, var.get()
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        task = await in_callback(lambda: start_and_release(starter, work()))
+        assert await task == ("unset", "inside")
+        assert var.get() == "unset"  # nothing leaked into the caller's context
+
+    run(main)
+
+
+def test_two_started_in_one_turn_both_run() -> None:
+    async def work(n: int) -> int:
+        await asyncio.sleep(0)
+        return n
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        def start() -> list[asyncio.Task[int]]:
+            tasks = [starter.start(work(1))[0], starter.start(work(2))[0]]
+            starter.release()
+            return tasks
+
+        tasks = await in_callback(start)
+        assert [await t for t in tasks] == [1, 2]
+        assert tasks[0] is not tasks[1]
+
+    run(main)
+
+
+def test_started_inside_a_task_it_still_runs() -> None:
+    async def work() -> str:
+        await asyncio.sleep(0)
+        return "ok"
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        task = start_and_release(starter, work())  # from this task, not a callback
+        assert await task == "ok"
+
+    run(main)
+
+
+def test_a_result_from_a_worker_thread_comes_through() -> None:
+    async def work(loop: asyncio.AbstractEventLoop) -> int:
+        return await loop.run_in_executor(None, lambda: 6 * 7)
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        task = await in_callback(lambda: start_and_release(starter, work(loop)))
+        assert await task == 42
+
+    run(main)
+
+
+def test_an_exception_in_the_first_step_is_the_tasks() -> None:
+    async def work() -> None:
+        raise ValueError("bad input")
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        task = await in_callback(lambda: start_and_release(starter, work()))
+        with pytest.raises(ValueError, match="bad input"):
+            await task
+
+    run(main)
+
+
+def test_an_exception_after_suspending_is_the_tasks() -> None:
+    async def work() -> None:
+        await asyncio.sleep(0)
+        raise KeyError("later")
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        task = await in_callback(lambda: start_and_release(starter, work()))
+        with pytest.raises(KeyError, match="later"):
+            await task
+
+    run(main)
+
+
+def cancellable(
+    loop: asyncio.AbstractEventLoop, seen: list[str]
+) -> tuple[asyncio.Future[str], Callable[[], Coroutine[Any, Any, str]]]:
+    waited: asyncio.Future[str] = loop.create_future()
+
+    async def work() -> str:
+        try:
+            return await waited
+        except asyncio.CancelledError:
+            seen.append("cancelled at its await")
+            raise
+
+    return waited, work
+
+
+@pytest.mark.parametrize("when", ["in the same turn", "a turn later"])
+def test_cancelling_cancels_what_the_task_waits_for(when: str) -> None:
+    seen: list[str] = []
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        waited, work = cancellable(loop, seen)
+
+        def start() -> asyncio.Task[str]:
+            task = start_and_release(starter, work())
+            if when == "in the same turn":
+                assert task.cancel()
+            return task
+
+        task = await in_callback(start)
+        if when == "a turn later":
+            await asyncio.sleep(0)
+            assert task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert task.cancelled()
+        assert waited.cancelled() == started
+
+    # An ordinary task (3.10) cancelled before its first step never runs at all.
+    started = EAGER or when == "a turn later"
+    run(main)
+    assert seen == (["cancelled at its await"] if started else [])
+
+
+def test_cancelling_a_task_that_yielded_to_the_loop_reaches_the_coroutine() -> None:
+    seen: list[str] = []
+
+    async def work() -> str:
+        try:
+            await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            seen.append("cancelled")
+            raise
+        return "not cancelled"
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        def start() -> asyncio.Task[str]:
+            task = start_and_release(starter, work())
+            task.cancel()
+            return task
+
+        task = await in_callback(start)
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    run(main)
+    assert seen == (["cancelled"] if EAGER else [])  # 3.10: cancelled before it began
+
+
+async def cancelled_at_once(starter: Starter, coro: Coroutine[Any, Any, str], value: str) -> None:
+    """Start ``coro``, cancel its task in the same turn, and expect ``value`` from it: its
+    first step ran, so the coroutine hears of the cancellation and may swallow it. (An
+    ordinary task, on 3.10, cancelled before it began never runs at all.)"""
+
+    def start() -> asyncio.Task[str]:
+        task = start_and_release(starter, coro)
+        task.cancel()
+        return task
+
+    task = await in_callback(start)
+    if EAGER:
+        assert await task == value
+    else:
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+
+@pytest.mark.parametrize("waiting_on", ["a future", "the loop"])
+def test_a_coroutine_that_swallows_its_cancellation_returns_its_value(waiting_on: str) -> None:
+    async def work(waited: asyncio.Future[None]) -> str:
+        try:
+            await (waited if waiting_on == "a future" else asyncio.sleep(0))
+        except asyncio.CancelledError:
+            await asyncio.sleep(0)  # and goes on waiting, once more
+            return "swallowed"
+        return "finished"
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        await cancelled_at_once(starter, work(loop.create_future()), "swallowed")
+
+    run(main)
+
+
+def test_a_second_cancellation_reaches_the_coroutine_too() -> None:
+    seen: list[str] = []
+
+    async def work() -> str:
+        try:
+            await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            seen.append("first")
+            task = asyncio.current_task()
+            assert task is not None
+            task.cancel()
+        try:
+            await asyncio.sleep(0)
+        except asyncio.CancelledError:
+            seen.append("second")
+        return "survived both"
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        await cancelled_at_once(starter, work(), "survived both")
+
+    run(main)
+    assert seen == (["first", "second"] if EAGER else [])
+
+
+def test_a_bad_yield_fails_the_task_as_asyncio_does() -> None:
+    @types.coroutine
+    def bad() -> Generator[Any, Any, None]:
+        yield 42  # not a future
+
+    async def work() -> str:
+        try:
+            await bad()
+        except RuntimeError as exc:
+            return str(exc)
+        return "no error"
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        task = await in_callback(lambda: start_and_release(starter, work()))
+        assert "bad yield" in await task
+
+    run(main)
+
+
+def test_close_leaves_no_task_pending() -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> set[str]:
+        starter.prepare()
+        starter.close()
+        starter.prepare()  # closed: makes nothing
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        current = asyncio.current_task()
+        return {repr(t) for t in asyncio.all_tasks() if t is not current and not t.done()}
+
+    assert run(main) == set()
