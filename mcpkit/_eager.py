@@ -167,7 +167,10 @@ class _Spare:
         self.context = contextvars.copy_context()
         body = _spare_body(self.slot, self.handoff)
         body.send(None)  # to its first ``yield``: a throw from the task lands inside it
-        self.task: asyncio.Task[Any] = loop.create_task(body, context=self.context)  # type: ignore[call-arg]
+        if loop.get_task_factory() is None:  # as create_task would, without its wrapper
+            self.task: asyncio.Task[Any] = asyncio.Task(body, loop=loop, context=self.context)  # type: ignore[call-arg]
+        else:
+            self.task = loop.create_task(body, context=self.context)  # type: ignore[call-arg]
 
     def wake(self, _: object = None) -> None:
         if not self.slot.done():  # a cancelled task has woken already

@@ -19,7 +19,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO
 
 from mcpkit import _eager
 from mcpkit.app import App
@@ -34,13 +34,8 @@ logger = logging.getLogger("mcpkit.stdio")
 
 _DRAIN_SECONDS = 10.0
 
-
-class _Out(Protocol):
-    def write(self, data: bytes, now: bool = False) -> None:
-        """Write protocol bytes; ``now`` asks for them to leave now, not with the batch."""
-
-    def flush(self) -> None:
-        """Send what is held for the batch."""
+Write = Callable[[bytes, bool], None]
+"""Writes protocol bytes; the flag asks for them to leave now rather than with the batch."""
 
 
 def protect_stdout() -> BinaryIO:
@@ -82,7 +77,7 @@ async def serve_stdio(
     await server.start()
     out = await _writer(loop, stdout)
     done = loop.create_future()
-    connection = _Connection(server, out, max_in_flight, on_close=lambda: _set(done))
+    connection = _Connection(server, out.write, max_in_flight, on_close=lambda: _set(done))
     reading = await _reader(loop, stdin, connection)
     with _stop_on_signals(loop, connection.close):
         await done
@@ -107,14 +102,13 @@ class _Connection(asyncio.Protocol):
     def __init__(
         self,
         server: Server,
-        out: _Out,
+        write: Write,
         max_in_flight: int,
         on_close: Callable[[], None],
     ) -> None:
         self.server = server
         self.loop = asyncio.get_running_loop()
-        self.out = out
-        self.write = out.write
+        self.write = write
         self.session = server.session(self._send)
         self.max_in_flight = max_in_flight
         self.on_close = on_close
@@ -126,7 +120,8 @@ class _Connection(asyncio.Protocol):
         self.waiting: deque[tuple[Any, int]] = deque()  # requests past the limit, and sizes
         self.waiting_bytes = 0
         self.paused = False  # reading paused: too many request bytes wait for a slot
-        self.starting = False  # starting waiting requests: their answers leave together
+        self.starting = False  # starting waiting requests: their answers leave together...
+        self.held: list[bytes] = []  # ...at the end of the pass, with no flush scheduled
         self.starter = _eager.Starter(self.loop)  # runs a request's first step at once
         self.answered_first = False
         self.closed = False
@@ -207,7 +202,9 @@ class _Connection(asyncio.Protocol):
                         self._track(task, self.tasks)
             finally:
                 self.starting = False
-            self.out.flush()
+            if self.held:
+                self.write(b"".join(self.held), True)
+                self.held.clear()
             self.starter.release()  # what runs on, runs after the answers have left
         if self.transport is None or self.closed:
             return
@@ -238,8 +235,11 @@ class _Connection(asyncio.Protocol):
         if response is not None:
             # Alone in flight (a client waiting for this answer): write it now. Under a flood
             # the answers of one loop turn leave together.
-            now = not self.starting and len(self.tasks) <= 1
-            self.write(jsonrpc.encode(response) + b"\n", now)
+            data = jsonrpc.encode(response) + b"\n"
+            if self.starting:
+                self.held.append(data)
+            else:
+                self.write(data, len(self.tasks) <= 1)
             if not self.answered_first:
                 self.answered_first = True
                 _compile_in_background(self.server.app)
@@ -343,9 +343,6 @@ class _Blocking:
         with contextlib.suppress(BrokenPipeError, ValueError):
             self.stream.write(data)
             self.stream.flush()
-
-    def flush(self) -> None:
-        """Everything was written when it was asked for."""
 
     async def close(self) -> None:
         """Everything was written when it was asked for; the caller owns the stream."""
