@@ -81,10 +81,12 @@ class _SpareStarter(_Starter):
         self.closed = False
 
     def start(self, coro: Coroutine[Any, Any, Any]) -> tuple[asyncio.Task[Any], bool]:
-        spare = self.spare
-        if spare is None or asyncio.current_task(self.loop) is not None:
+        spare, self.spare = self.spare, None
+        if spare is None or spare.task.done() or asyncio.current_task(self.loop) is not None:
+            # No spare, or one cancelled by others (asyncio.all_tasks() lists it), or called
+            # from inside a task: the ordinary way.
+            self.spare = spare if spare is not None and not spare.task.done() else None
             return self.loop.create_task(coro), False
-        self.spare = None
         handoff = spare.handoff
         handoff.coro = coro
         _enter_task(self.loop, spare.task)

@@ -391,6 +391,40 @@ def test_a_bad_yield_fails_the_task_as_asyncio_does() -> None:
     run(main)
 
 
+def test_a_spare_cancelled_by_others_is_not_handed_work() -> None:
+    """Code that cancels every task (``asyncio.all_tasks()`` lists the idle spare) must not
+    leave the next request without a task to finish it."""
+
+    async def work() -> str:
+        await asyncio.sleep(0)
+        return "answered"
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        current = asyncio.current_task()
+        for task in asyncio.all_tasks():
+            if task is not current:
+                task.cancel()
+        await asyncio.sleep(0)
+        task = await in_callback(lambda: start_and_release(starter, work()))
+        assert await task == "answered"
+        starter.prepare()  # and a new spare serves the next one at once
+        steps: list[str] = []
+
+        async def next_one() -> str:
+            steps.append("first")
+            await asyncio.sleep(0)
+            return "next"
+
+        def start() -> asyncio.Task[str]:
+            task = start_and_release(starter, next_one())
+            assert steps == (["first"] if EAGER else [])
+            return task
+
+        assert await (await in_callback(start)) == "next"
+
+    run(main)
+
+
 def test_close_leaves_no_task_pending() -> None:
     async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> set[str]:
         starter.prepare()
