@@ -58,11 +58,10 @@ class _NativeStarter(_Starter):
     def start(  # pragma: no cover - Python 3.12+ only (tested by its CI leg)
         self, coro: Coroutine[Any, Any, Any]
     ) -> tuple[asyncio.Task[Any], bool]:
-        if sys.version_info >= (3, 12):  # for the type checker
+        if sys.version_info >= (3, 12) and self.loop.get_task_factory() is None:
             task = asyncio.Task(coro, loop=self.loop, eager_start=True)
-        else:
-            task = self.loop.create_task(coro)
-        return task, task.done()
+            return task, task.done()
+        return self.loop.create_task(coro), False  # a user's task factory makes the tasks
 
 
 class _SpareStarter(_Starter):
@@ -82,10 +81,15 @@ class _SpareStarter(_Starter):
 
     def start(self, coro: Coroutine[Any, Any, Any]) -> tuple[asyncio.Task[Any], bool]:
         spare, self.spare = self.spare, None
-        if spare is None or spare.task.done() or asyncio.current_task(self.loop) is not None:
-            # No spare, or one cancelled by others (asyncio.all_tasks() lists it), or called
-            # from inside a task: the ordinary way.
-            self.spare = spare if spare is not None and not spare.task.done() else None
+        if spare is None or spare.task.cancelling() or spare.task.done():  # type: ignore[attr-defined]
+            # No spare, or one that others cancel (asyncio.all_tasks() lists it; the
+            # cancellation may not have landed yet): the ordinary way.
+            return self.loop.create_task(coro), False
+        if self.loop.get_task_factory() is not None:  # installed since: it makes the tasks
+            spare.task.cancel()
+            return self.loop.create_task(coro), False
+        if asyncio.current_task(self.loop) is not None:  # inside a task: the ordinary way
+            self.spare = spare
             return self.loop.create_task(coro), False
         handoff = spare.handoff
         handoff.coro = coro
@@ -116,8 +120,9 @@ class _SpareStarter(_Starter):
 
     def prepare(self) -> None:
         # Not always in release(): a sync tool's worker thread needs the GIL right after the
-        # first step, and making a task would take it.
-        if self.spare is None and not self.closed:
+        # first step, and making a task would take it. With a task factory installed, the
+        # user's factory makes every task (the ordinary way), as before.
+        if self.spare is None and not self.closed and self.loop.get_task_factory() is None:
             self.spare = _Spare(self.loop)
 
     def close(self) -> None:
@@ -169,10 +174,8 @@ class _Spare:
         self.context = contextvars.copy_context()
         body = _spare_body(self.slot, self.handoff)
         body.send(None)  # to its first ``yield``: a throw from the task lands inside it
-        if loop.get_task_factory() is None:  # as create_task would, without its wrapper
-            self.task: asyncio.Task[Any] = asyncio.Task(body, loop=loop, context=self.context)  # type: ignore[call-arg]
-        else:
-            self.task = loop.create_task(body, context=self.context)  # type: ignore[call-arg]
+        # As create_task would (no task factory: prepare() checked), without its wrapper.
+        self.task: asyncio.Task[Any] = asyncio.Task(body, loop=loop, context=self.context)  # type: ignore[call-arg]
 
     def wake(self, _: object = None) -> None:
         if not self.slot.done():  # a cancelled task has woken already
@@ -181,18 +184,27 @@ class _Spare:
 
 @types.coroutine
 def _spare_body(slot: asyncio.Future[None], handoff: _Handoff) -> Generator[Any, Any, Any]:
-    """The spare task's coroutine: wait for the hand-off, then take over from its first step."""
+    """The spare task's coroutine: wait for the hand-off, then take over from its first step.
+
+    What is thrown in is handled after its ``except`` block, not inside it: the coroutine runs
+    on there, and must not see the exception as the one being handled (``sys.exc_info()``,
+    the ``__context__`` of what it raises later).
+    """
+    thrown: BaseException | None = None
     try:
         yield  # primed before the task exists; the task's first step resumes here
         yield from slot
     except BaseException as exc:  # cancelled (or thrown into) before it took over
         if handoff.coro is None or handoff.done:
             raise  # idle (the server is closing), or the coroutine had already ended
-        waited = handoff.waited
-        if isinstance(exc, asyncio.CancelledError) and _cancel(waited):
+        thrown = exc
+    if thrown is not None:
+        assert handoff.coro is not None
+        if isinstance(thrown, asyncio.CancelledError) and _cancel(handoff.waited, thrown):
             # As a task cancels what it waits for: the coroutine wakes to find it cancelled.
+            thrown = None
             return (yield from handoff.coro.__await__())
-        return (yield from _thrown(handoff.coro, exc))
+        return (yield from _thrown(handoff.coro, thrown))
     if handoff.error is not None:
         raise handoff.error
     if handoff.done:
@@ -208,9 +220,10 @@ def _is_future(waited: Any) -> bool:
     return getattr(waited, "_asyncio_future_blocking", None) is not None
 
 
-def _cancel(waited: Any) -> bool:
+def _cancel(waited: Any, cancelled: asyncio.CancelledError) -> bool:
+    """Cancel what the coroutine waits for, with the cancellation's message, as a task does."""
     cancel = getattr(waited, "cancel", None)
-    return cancel is not None and bool(cancel())
+    return cancel is not None and bool(cancel(*cancelled.args[:1]))
 
 
 @types.coroutine
@@ -218,15 +231,20 @@ def _resume(coro: Coroutine[Any, Any, Any], waited: Any) -> Generator[Any, Any, 
     """Hand what the coroutine waits for to the task, then let the coroutine run on."""
     try:
         yield waited
-    except BaseException as exc:
-        return (yield from _thrown(coro, exc))
-    return (yield from coro.__await__())
+    except BaseException as exc:  # passed on below, outside this block (see _spare_body)
+        thrown = exc
+    else:
+        return (yield from coro.__await__())
+    return (yield from _thrown(coro, thrown))
 
 
 @types.coroutine
 def _thrown(coro: Coroutine[Any, Any, Any], exc: BaseException) -> Generator[Any, Any, Any]:
+    """Throw ``exc`` into the coroutine where it waits, as a task would, and let it run on."""
     try:
         waited = coro.throw(exc)
     except StopIteration as stop:
         return stop.value
+    finally:
+        del exc  # no reference cycle through the traceback while the coroutine runs on
     return (yield from _resume(coro, waited))

@@ -391,9 +391,11 @@ def test_a_bad_yield_fails_the_task_as_asyncio_does() -> None:
     run(main)
 
 
-def test_a_spare_cancelled_by_others_is_not_handed_work() -> None:
+@pytest.mark.parametrize("landed", [True, False], ids=["landed", "not yet landed"])
+def test_a_spare_cancelled_by_others_is_not_handed_work(landed: bool) -> None:
     """Code that cancels every task (``asyncio.all_tasks()`` lists the idle spare) must not
-    leave the next request without a task to finish it."""
+    leave the next request without a task to finish it, whether the cancellation has reached
+    the spare yet or not."""
 
     async def work() -> str:
         await asyncio.sleep(0)
@@ -401,11 +403,22 @@ def test_a_spare_cancelled_by_others_is_not_handed_work() -> None:
 
     async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
         current = asyncio.current_task()
-        for task in asyncio.all_tasks():
-            if task is not current:
-                task.cancel()
-        await asyncio.sleep(0)
-        task = await in_callback(lambda: start_and_release(starter, work()))
+        await asyncio.sleep(0)  # the spare (3.11) waits, idle
+
+        def cancel_all_then_start() -> asyncio.Task[str]:
+            for task in asyncio.all_tasks():
+                if task is not current:
+                    task.cancel()
+            return start_and_release(starter, work())
+
+        if landed:
+            for task in asyncio.all_tasks():
+                if task is not current:
+                    task.cancel()
+            await asyncio.sleep(0)
+            task = await in_callback(lambda: start_and_release(starter, work()))
+        else:
+            task = await in_callback(cancel_all_then_start)
         assert await task == "answered"
         starter.prepare()  # and a new spare serves the next one at once
         steps: list[str] = []
@@ -421,6 +434,74 @@ def test_a_spare_cancelled_by_others_is_not_handed_work() -> None:
             return task
 
         assert await (await in_callback(start)) == "next"
+
+    run(main)
+
+
+@pytest.mark.parametrize("style", ["(loop, coro)", "(loop, coro, **kwargs)"])
+def test_a_task_factory_makes_every_task(style: str) -> None:
+    """A task factory the user installs (for tracing, say) makes the tasks, as before."""
+    made: list[asyncio.Task[Any]] = []
+
+    def old_style(loop: asyncio.AbstractEventLoop, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.Task(coro, loop=loop)
+        made.append(task)
+        return task
+
+    def new_style(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+        task = asyncio.Task(coro, loop=loop, **kwargs)
+        made.append(task)
+        return task
+
+    async def work() -> bool:
+        await asyncio.sleep(0)
+        return asyncio.current_task() in made
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        loop.set_task_factory(old_style if style == "(loop, coro)" else new_style)
+        try:
+            starter.prepare()
+            for _ in range(3):
+                task = await in_callback(lambda: start_and_release(starter, work()))
+                assert await task is True
+                starter.prepare()
+        finally:
+            loop.set_task_factory(None)
+
+    run(main)
+
+
+def test_the_rest_of_a_coroutine_is_not_run_inside_an_except_block() -> None:
+    """After a cancellation or a timeout is handled, nothing is "being handled" any more: no
+    ``sys.exc_info()``, no ``__context__`` on what the coroutine raises next."""
+
+    async def work(waited: asyncio.Future[None]) -> tuple[Any, Any, Any]:
+        try:
+            await waited
+        except asyncio.CancelledError as exc:
+            message = exc.args
+        await asyncio.sleep(0)
+        handling = sys.exc_info()[0]
+        try:
+            raise ValueError("later")
+        except ValueError as exc:
+            context = exc.__context__
+        return message, handling, context
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+        waited: asyncio.Future[None] = loop.create_future()
+
+        def start() -> asyncio.Task[tuple[Any, Any, Any]]:
+            task = start_and_release(starter, work(waited))
+            task.cancel("why")
+            return task
+
+        task = await in_callback(start)
+        if EAGER:
+            assert await task == (("why",), None, None)
+        else:  # an ordinary task cancelled before it began never runs
+            with pytest.raises(asyncio.CancelledError):
+                await task
 
     run(main)
 

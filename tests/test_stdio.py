@@ -575,3 +575,49 @@ def test_broken_definitions_show_on_stderr_after_the_first_answer(
     assert b"tool 'opaque' cannot be compiled" in stderr
     assert b"prompt 'also_opaque' cannot be compiled" in stderr
     assert b"parameter 'thing'" in stderr
+
+
+QUITTING_APP = """
+    import sys
+
+    from mcpkit import App
+
+    app = App("quitting", "1")
+
+    @app.tool
+    async def add(a: int, b: int) -> int:
+        return a + b
+
+    @app.tool
+    async def quit_now() -> str:
+        sys.exit(3)
+"""
+
+
+def test_answers_read_with_a_tool_that_exits_the_process_still_leave(
+    spawn: Any, tmp_path: Path
+) -> None:
+    """``sys.exit()`` in a tool ends the server (as it ends any asyncio program), but the
+    answers to the requests read before it in the same write are written first."""
+    (tmp_path / "quitting.py").write_text(textwrap.dedent(QUITTING_APP))
+    server = spawn(str(tmp_path / "quitting.py") + ":app")
+    server.initialize("2025-11-25")
+    calls = [
+        {"name": "add", "arguments": {"a": 1, "b": 2}},
+        {"name": "add", "arguments": {"a": 3, "b": 4}},
+        {"name": "quit_now", "arguments": {}},
+    ]
+    server.write(
+        b"".join(
+            json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": p}).encode()
+            + b"\n"
+            for i, p in enumerate(calls, start=1)
+        )
+    )
+    answers = [server.read(), server.read()]
+    assert [(a["id"], a["result"]["structuredContent"]) for a in answers] == [
+        (1, {"result": 3}),
+        (2, {"result": 7}),
+    ]
+    assert server.line() == b""  # then the process ends
+    assert server.wait() == 3

@@ -4,6 +4,7 @@ nothing already written (serve_stdio over real pipes, in process)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import json
 import os
@@ -216,3 +217,26 @@ def test_a_flood_in_one_write_is_answered_once_per_id() -> None:
         assert sums == {i: i + 1 for i in range(1, count + 1)}
 
     asyncio.run(talk(scenario, max_in_flight=16))
+
+
+def test_serve_stdio_cancelled_from_outside_leaves_no_task_behind() -> None:
+    async def main() -> list[asyncio.Task[Any]]:
+        in_read, in_write = os.pipe()
+        out_read, out_write = os.pipe()
+        to_server = os.fdopen(in_write, "wb", 0)
+        to_server.write(
+            json.dumps(
+                call(1, "add") | {"params": {"name": "add", "arguments": {"a": 1, "b": 2}}}
+            ).encode()
+            + b"\n"
+        )
+        serving = serve_stdio(app, os.fdopen(in_read, "rb", 0), os.fdopen(out_write, "wb", 0))
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(serving, 0.2)
+        await asyncio.sleep(0.05)
+        to_server.close()
+        os.close(out_read)
+        current = asyncio.current_task()
+        return [t for t in asyncio.all_tasks() if t is not current and not t.done()]
+
+    assert asyncio.run(main()) == []

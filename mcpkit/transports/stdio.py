@@ -79,8 +79,11 @@ async def serve_stdio(
     done = loop.create_future()
     connection = _Connection(server, out.write, max_in_flight, on_close=lambda: _set(done))
     reading = await _reader(loop, stdin, connection)
-    with _stop_on_signals(loop, connection.close):
-        await done
+    try:
+        with _stop_on_signals(loop, connection.close):
+            await done
+    finally:  # cancelled from outside, too: start no more tasks, leave none idle
+        connection.starter.close()
     await server.end_streams()
     await connection.session.cancel_all()
     await server.stop()
@@ -200,12 +203,12 @@ class _Connection(asyncio.Protocol):
                     task, answered = self.starter.start(self._answer(message))
                     if not answered:  # answered in its first step: nothing to track
                         self._track(task, self.tasks)
-            finally:
+            finally:  # even when a first step raises SystemExit: earlier answers still leave
                 self.starting = False
-            if self.held:
-                self.write(b"".join(self.held), True)
-                self.held.clear()
-            self.starter.release()  # what runs on, runs after the answers have left
+                if self.held:
+                    self.write(b"".join(self.held), True)
+                    self.held.clear()
+                self.starter.release()  # what runs on, runs after the answers have left
         if self.transport is None or self.closed:
             return
         too_much = self.waiting_bytes > self.server.limits.max_bytes
