@@ -263,8 +263,7 @@ class _Connection(asyncio.Protocol):
 
     def close(self) -> None:
         self.closed = True
-        self.starter.close()
-        self.on_close()
+        self.on_close()  # serve_stdio then closes the starter (it does so when cancelled too)
 
 
 def _is_request(message: Any) -> bool:
