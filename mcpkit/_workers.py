@@ -6,11 +6,20 @@ loop's outbox the moment it is ready: the first result wakes the loop, and any t
 before the loop gets round to it ride along in the same wake-up (batching without making a
 fast result wait for a slow job). Threads are started on demand (none until the first sync
 call) up to a bound, and are daemons, so a stuck tool never keeps the process alive.
+
+When the loop has nothing else to run and a worker is idle, the loop thread waits for the
+result in place, for at most ``WAIT_HERE`` seconds, instead of going back to its selector
+and being woken through it: that halves the cost of the hand-off for the quick tools most
+servers have. A function whose result did not come in time is not waited for again for its
+next ``SKIP_AFTER_MISS`` calls, so a slow tool costs the loop at most ``WAIT_HERE`` per that
+many calls. Loops that do not expose their ready queue (uvloop) always take the outbox path.
 """
 
 from __future__ import annotations
 
+import _thread
 import asyncio
+import collections
 import contextlib
 import contextvars
 import inspect
@@ -22,8 +31,27 @@ from typing import Any
 
 __all__ = ["Workers", "invoke"]
 
+WAIT_HERE = 0.0002  # seconds the loop thread may wait in place for a worker's result
+SKIP_AFTER_MISS = 64  # calls of a function not waited for in place after it missed
+
 _Outcome = tuple["asyncio.Future[Any]", bool, Any]
-_Job = tuple[Callable[[], Any], "asyncio.Future[Any]", "_Outbox"]
+
+# What a job's result does once it is ready (changed only under Workers._lock).
+_TO_OUTBOX = 0  # settle the job's future through its loop's outbox
+_TO_WAITER = 1  # the loop thread is waiting in place: hand the outcome over directly
+_HANDED = 2  # handed over
+
+
+class _Job:
+    __slots__ = ("call", "done", "future", "outbox", "outcome", "route")
+
+    def __init__(self, call: Callable[[], Any], outbox: _Outbox) -> None:
+        self.call = call
+        self.outbox = outbox
+        self.route = _TO_OUTBOX
+        self.future: asyncio.Future[Any] | None = None
+        self.done: Any = None  # a held lock the worker releases, when the loop waits here
+        self.outcome: tuple[bool, Any] | None = None
 
 
 class Workers:
@@ -38,6 +66,16 @@ class Workers:
         self._outboxes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Outbox] = (
             weakref.WeakKeyDictionary()
         )
+        self._skips: dict[int, int] = {}  # id(fn) -> calls left before it is waited for again
+        self._busy: set[asyncio.AbstractEventLoop] = set()
+
+    def busy(self, loop: asyncio.AbstractEventLoop, busy: bool) -> None:
+        """Say whether ``loop`` has more work at hand than its ready queue shows (a transport
+        starting the next of several requests it read at once): then it does not wait."""
+        if busy:
+            self._busy.add(loop)
+        else:
+            self._busy.discard(loop)
 
     async def run(self, fn: Callable[..., Any], /, **kwargs: Any) -> Any:
         """Call ``fn(**kwargs)`` in a worker thread and wait for its result."""
@@ -45,29 +83,100 @@ class Workers:
         outbox = self._outboxes.get(loop)
         if outbox is None:
             outbox = self._outboxes[loop] = _Outbox(loop)
-        future: asyncio.Future[Any] = loop.create_future()
         ctx = contextvars.copy_context()
-        self._jobs.put((lambda: ctx.run(fn, **kwargs), future, outbox))
-        self._ensure_thread()
-        return await future
+        job = _Job(lambda: ctx.run(fn, **kwargs), outbox)
+        ready = getattr(loop, "_ready", None)
+        here = (
+            type(ready) is collections.deque
+            and not ready
+            and loop not in self._busy
+            and self._wait_for(fn)
+        )
+        if here:
+            job.route = _TO_WAITER
+            job.done = _thread.allocate_lock()
+            job.done.acquire()
+        else:
+            job.future = loop.create_future()
+        self._jobs.put(job)
+        if not self._ensure_thread() and here:
+            # No idle worker: the job waits its turn, so do not hold up the loop for it.
+            with self._lock:
+                if job.route == _TO_WAITER:
+                    job.route = _TO_OUTBOX
+                    job.future = loop.create_future()
+                    here = False
+        if here:
+            return await self._wait_here(fn, job, loop)
+        assert job.future is not None
+        return await job.future
 
-    def _ensure_thread(self) -> None:
+    def _wait_for(self, fn: Callable[..., Any]) -> bool:
+        key = id(fn)  # any callable, hashable or not; a reused id only costs one wait
+        left = self._skips.get(key)
+        if left is None:
+            return True
+        if left <= 1:
+            self._skips.pop(key, None)
+        else:
+            self._skips[key] = left - 1
+        return False
+
+    async def _wait_here(
+        self, fn: Callable[..., Any], job: _Job, loop: asyncio.AbstractEventLoop
+    ) -> Any:
+        try:
+            job.done.acquire(timeout=WAIT_HERE)
+        finally:  # also when a signal handler raised: the outbox then settles the future
+            with self._lock:
+                if job.route == _TO_WAITER:  # not in time: the result takes the outbox path
+                    job.route = _TO_OUTBOX
+                    job.future = loop.create_future()
+        if job.route != _HANDED:
+            if len(self._skips) >= 1024:  # functions made per call: keep this bounded
+                self._skips.clear()
+            self._skips[id(fn)] = SKIP_AFTER_MISS
+            assert job.future is not None
+            return await job.future
+        assert job.outcome is not None
+        ok, value = job.outcome
+        if getattr(loop, "_ready", None):
+            # The tool scheduled callbacks onto the loop (a change notification, say): let
+            # them run before this answer goes out, as they would have on the outbox path.
+            future = loop.create_future()
+            loop.call_soon(_settle_one, future, ok, value)
+            return await future
+        if ok:
+            return value
+        raise value
+
+    def _ensure_thread(self) -> bool:
+        """Get a thread to the job just queued; True if an idle one will take it at once."""
         with self._lock:
-            if self._idle > 0 or self._threads >= self._max:
-                self._idle -= 1 if self._idle > 0 else 0
-                return
+            if self._idle > 0:
+                self._idle -= 1
+                return True
+            if self._threads >= self._max:
+                return False
             self._threads += 1
         threading.Thread(target=self._work, name="mcpkit-worker", daemon=True).start()
+        return False
 
     def _work(self) -> None:
         while True:
-            call, future, outbox = self._jobs.get()
-            outcome = _execute(call, future)
+            job = self._jobs.get()
+            outcome = _execute(job.call)
             # Idle before the result goes out: the loop may submit the next job the moment
             # it has it, and must then reuse this thread rather than start another.
             with self._lock:
                 self._idle += 1
-            outbox.put(outcome)
+                if job.route == _TO_WAITER:
+                    job.outcome = outcome
+                    job.route = _HANDED
+                    job.done.release()
+                    continue
+            assert job.future is not None
+            job.outbox.put((job.future, *outcome))
 
 
 class _Outbox:
@@ -97,15 +206,15 @@ class _Outbox:
             _settle_one(future, ok, value)
 
 
-def _execute(call: Callable[[], Any], future: asyncio.Future[Any]) -> _Outcome:
+def _execute(call: Callable[[], Any]) -> tuple[bool, Any]:
     try:
-        return future, True, call()
+        return True, call()
     except StopIteration as exc:  # a future cannot carry StopIteration (PEP 479)
         error = RuntimeError("the tool raised StopIteration")
         error.__cause__ = exc
-        return future, False, error
+        return False, error
     except BaseException as exc:
-        return future, False, exc
+        return False, exc
 
 
 def _settle_one(future: asyncio.Future[Any], ok: bool, value: Any) -> None:

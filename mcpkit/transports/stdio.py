@@ -195,15 +195,19 @@ class _Connection(asyncio.Protocol):
         its task is made. The answers of one pass leave in one write, at its end.
         """
         if self.waiting and len(self.tasks) < self.max_in_flight:
+            workers = self.server.workers
             self.starting = True
             try:
                 while self.waiting and len(self.tasks) < self.max_in_flight:
                     message, size = self.waiting.popleft()
                     self.waiting_bytes -= size
+                    # More requests to start: a sync tool's result is not waited for in place.
+                    workers.busy(self.loop, bool(self.waiting))
                     task, answered = self.starter.start(self._answer(message))
                     if not answered:  # answered in its first step: nothing to track
                         self._track(task, self.tasks)
             finally:  # even when a first step raises SystemExit: earlier answers still leave
+                workers.busy(self.loop, False)
                 self.starting = False
                 if self.held:
                     self.write(b"".join(self.held), True)
