@@ -86,6 +86,7 @@ def default_specs() -> list[ServerSpec]:
             argv=(sys.executable, str(APPS / "floor.py")),
             app=APPS / "floor.py",
             imports="import asyncio, inspect, json; from pydantic import BaseModel, TypeAdapter",
+            http=(sys.executable, str(APPS / "floor.py"), "--http", "{port}"),
         ),
     ]
 

@@ -4,7 +4,8 @@ At start it builds every tool's ``TypeAdapter`` and its JSON schema (and the ret
 any SDK must; then it answers ``initialize``, ``tools/list`` (paginated like mcpkit, 100 per
 page) and ``tools/call`` (arguments validated by the function's adapter) with ``json`` and
 ``sys.stdout`` writes. No concurrency, no error mapping, no spec edge cases: the least an SDK
-built on pydantic can do. ``build`` is the in-process scenario (bare pydantic).
+built on pydantic can do. ``build`` is the in-process scenario (bare pydantic). ``--http PORT``
+serves the same answers through uvicorn with a bare ASGI app (the HTTP floor).
 """
 
 from __future__ import annotations
@@ -74,6 +75,17 @@ class Floor:
         value = tool.arguments.validate_python(arguments)
         if tool.is_async:
             value = self.loop.run_until_complete(value)
+        return self.result(tool, value)
+
+    async def call_async(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """``call`` inside a running loop (HTTP); sync tools run inline, as over stdio."""
+        tool = self.tools[name]
+        value = tool.arguments.validate_python(arguments)
+        if tool.is_async:
+            value = await value
+        return self.result(tool, value)
+
+    def result(self, tool: FloorTool, value: Any) -> dict[str, Any]:
         data = tool.returns.dump_python(value, mode="json")
         structured = {"result": data} if tool.wrapped else data
         text = json.dumps(structured, separators=(",", ":"))
@@ -102,5 +114,44 @@ def serve(floor: Floor) -> None:
         out.flush()
 
 
+def serve_http(floor: Floor, port: int) -> None:
+    """The HTTP floor: uvicorn (as every SDK here uses it) with a bare ASGI app that answers
+    each POSTed JSON-RPC message with a JSON body: no headers checked, no sessions, no SSE."""
+    import uvicorn
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        more = True
+        while more:
+            event = await receive()
+            body += event.get("body", b"")
+            more = event.get("more_body", False)
+        message = json.loads(body)
+        params = message.get("params") or {}
+        reply: dict[str, Any]
+        try:
+            if message["method"] == "tools/call":
+                result = await floor.call_async(params["name"], params.get("arguments") or {})
+            else:
+                result = floor.answer(message["method"], params)
+            reply = {"result": result}
+        except LookupError:
+            reply = {"error": {"code": -32601, "message": "Method not found"}}
+        except Exception as exc:
+            reply = {"error": {"code": -32603, "message": str(exc)}}
+        data = json.dumps({"jsonrpc": "2.0", "id": message["id"], **reply}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(data))]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": data})
+
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
 if __name__ == "__main__":
-    serve(Floor([FloorTool(fn) for fn in tool_functions(tool_count())]))
+    floor = Floor([FloorTool(fn) for fn in tool_functions(tool_count())])
+    if sys.argv[1:2] == ["--http"]:
+        serve_http(floor, int(sys.argv[2]))
+    else:
+        serve(floor)
