@@ -12,7 +12,9 @@ result in place, for at most ``WAIT_HERE`` seconds, instead of going back to its
 and being woken through it: that halves the cost of the hand-off for the quick tools most
 servers have. A function whose result did not come in time is not waited for again for its
 next ``SKIP_AFTER_MISS`` calls, so a slow tool costs the loop at most ``WAIT_HERE`` per that
-many calls. Loops that do not expose their ready queue (uvloop) always take the outbox path.
+many calls. Only asyncio's own loops (their ready queue and ``call_soon`` untouched) wait in
+place; others (uvloop, a loop that schedules callbacks its own way) always take the outbox
+path, and so does Windows, whose lock timeouts are counted in whole milliseconds.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import contextlib
 import contextvars
 import inspect
 import queue
+import sys
 import threading
 import weakref
 from collections.abc import Callable
@@ -35,6 +38,23 @@ WAIT_HERE = 0.0002  # seconds the loop thread may wait in place for a worker's r
 SKIP_AFTER_MISS = 64  # calls of a function not waited for in place after it missed
 
 _Outcome = tuple["asyncio.Future[Any]", bool, Any]
+
+_STOCK = (asyncio.BaseEventLoop.call_soon, asyncio.BaseEventLoop.call_soon_threadsafe)
+_plain_loops: dict[type, bool] = {}  # loop type -> its callbacks go through ``_ready``
+
+
+def _plain(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether ``loop`` schedules callbacks as asyncio's own loops do, so that an empty
+    ``_ready`` means it has nothing to run and the callbacks a tool schedules show up there."""
+    kind = type(loop)
+    plain = _plain_loops.get(kind)
+    if plain is None:
+        plain = _plain_loops[kind] = sys.platform != "win32" and (
+            isinstance(loop, asyncio.BaseEventLoop)
+            and (kind.call_soon, kind.call_soon_threadsafe) == _STOCK
+        )
+    return plain
+
 
 # What a job's result does once it is ready (changed only under Workers._lock).
 _TO_OUTBOX = 0  # settle the job's future through its loop's outbox
@@ -85,9 +105,9 @@ class Workers:
             outbox = self._outboxes[loop] = _Outbox(loop)
         ctx = contextvars.copy_context()
         job = _Job(lambda: ctx.run(fn, **kwargs), outbox)
-        ready = getattr(loop, "_ready", None)
         here = (
-            type(ready) is collections.deque
+            _plain(loop)
+            and type(ready := getattr(loop, "_ready", None)) is collections.deque
             and not ready
             and loop not in self._busy
             and self._wait_for(fn)
@@ -101,11 +121,7 @@ class Workers:
         self._jobs.put(job)
         if not self._ensure_thread() and here:
             # No idle worker: the job waits its turn, so do not hold up the loop for it.
-            with self._lock:
-                if job.route == _TO_WAITER:
-                    job.route = _TO_OUTBOX
-                    job.future = loop.create_future()
-                    here = False
+            here = not self._to_outbox(job, loop)
         if here:
             return await self._wait_here(fn, job, loop)
         assert job.future is not None
@@ -128,11 +144,8 @@ class Workers:
         try:
             job.done.acquire(timeout=WAIT_HERE)
         finally:  # also when a signal handler raised: the outbox then settles the future
-            with self._lock:
-                if job.route == _TO_WAITER:  # not in time: the result takes the outbox path
-                    job.route = _TO_OUTBOX
-                    job.future = loop.create_future()
-        if job.route != _HANDED:
+            missed = self._to_outbox(job, loop)  # not in time: the result takes that path
+        if missed:
             if len(self._skips) >= 1024:  # functions made per call: keep this bounded
                 self._skips.clear()
             self._skips[id(fn)] = SKIP_AFTER_MISS
@@ -150,15 +163,32 @@ class Workers:
             return value
         raise value
 
-    def _ensure_thread(self) -> bool:
-        """Get a thread to the job just queued; True if an idle one will take it at once."""
+    def _to_outbox(self, job: _Job, loop: asyncio.AbstractEventLoop) -> bool:
+        """Send the result of a job the loop was going to wait for through the outbox instead,
+        unless it was already handed over; True if it will come that way."""
+        if job.route == _HANDED:  # final once set
+            return False
+        future = loop.create_future()  # before the route changes: nothing may interrupt that
         with self._lock:
-            if self._idle > 0:
-                self._idle -= 1
+            if job.route != _TO_WAITER:
+                return False
+            job.future = future
+            job.route = _TO_OUTBOX
+            return True
+
+    def _ensure_thread(self) -> bool:
+        """Get a thread to the job just queued; True if an idle one will take it at once.
+
+        ``_idle`` counts idle threads less the queued jobs promised to busy ones, so it goes
+        below zero while every thread is busy and jobs wait."""
+        with self._lock:
+            self._idle -= 1
+            if self._idle >= 0:
                 return True
             if self._threads >= self._max:
                 return False
             self._threads += 1
+            self._idle += 1  # the new thread takes this job
         threading.Thread(target=self._work, name="mcpkit-worker", daemon=True).start()
         return False
 
@@ -183,7 +213,8 @@ class _Outbox:
     """Results on their way back to one event loop: one wake-up carries all that are ready."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
+        # Weakly: the outbox is the value of a weak mapping keyed by this very loop.
+        self._loop = weakref.ref(loop)
         self._lock = threading.Lock()
         self._items: list[_Outcome] = []
         self._scheduled = False
@@ -194,9 +225,11 @@ class _Outbox:
             if self._scheduled:
                 return
             self._scheduled = True
-        # The loop may have closed while the job ran: then nobody waits any more.
-        with contextlib.suppress(RuntimeError):
-            self._loop.call_soon_threadsafe(self._settle)
+        # The loop may have closed (or gone) while the job ran: then nobody waits any more.
+        loop = self._loop()
+        if loop is not None:
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._settle)
 
     def _settle(self) -> None:
         with self._lock:

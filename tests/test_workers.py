@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import gc
+import sys
 import threading
 import time
+import weakref
 from typing import Any
 
 import pytest
@@ -81,6 +84,19 @@ async def _finish(coro: Any, awaited: Any) -> Any:
         awaited = value
 
 
+def _occupy(workers: Workers, gate: threading.Event) -> asyncio.Future[Any]:
+    """Start ``gate.wait`` in a worker without the loop waiting in place for it."""
+    loop = asyncio.get_running_loop()
+    workers.busy(loop, True)
+    try:
+        coro = workers.run(gate.wait)
+        finished, awaited = _step(coro)
+    finally:
+        workers.busy(loop, False)
+    assert not finished
+    return asyncio.ensure_future(_finish(coro, awaited))
+
+
 def _boom() -> None:
     raise LookupError("no such thing")
 
@@ -118,8 +134,26 @@ def test_values_errors_and_context_come_back_alike_on_both_paths(
     asyncio.run(scenario())
 
 
+class _LaterLoop(asyncio.SelectorEventLoop):
+    """Schedules ``call_soon`` callbacks as timers (a pattern of GUI-integrated loops): its
+    ready queue stays empty although callbacks are pending."""
+
+    def call_soon(  # type: ignore[override]
+        self, callback: Any, *args: Any, context: Any = None
+    ) -> Any:
+        return self.call_later(0, callback, *args, context=context)
+
+    def call_soon_threadsafe(  # type: ignore[override]
+        self, callback: Any, *args: Any, context: Any = None
+    ) -> Any:
+        handle = self.call_soon(callback, *args, context=context)
+        self._write_to_self()  # type: ignore[attr-defined]
+        return handle
+
+
+@pytest.mark.parametrize("kind", ["asyncio", "own-way"])
 def test_callbacks_a_sync_function_schedules_run_before_its_caller_resumes(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
     monkeypatch.setattr(_workers, "WAIT_HERE", 5.0)
     order: list[str] = []
@@ -135,8 +169,13 @@ def test_callbacks_a_sync_function_schedules_run_before_its_caller_resumes(
 
         assert await workers.run(notify) == "done"
         order.append("caller")
+        await asyncio.sleep(0.01)
 
-    asyncio.run(scenario())
+    loop = asyncio.new_event_loop() if kind == "asyncio" else _LaterLoop()
+    try:
+        loop.run_until_complete(scenario())
+    finally:
+        loop.close()
     assert order == ["callback", "caller"]
 
 
@@ -190,7 +229,7 @@ def test_no_waiting_in_place_without_an_idle_worker_or_when_the_loop_is_busy(
         workers = Workers(max_threads=1)
         await workers.run(fast)
         gate = threading.Event()
-        blocked = asyncio.ensure_future(workers.run(gate.wait))
+        blocked = _occupy(workers, gate)
         await asyncio.sleep(0.05)  # the only worker is now inside gate.wait
 
         started = time.perf_counter()
@@ -212,3 +251,117 @@ def test_no_waiting_in_place_without_an_idle_worker_or_when_the_loop_is_busy(
         assert (finished, value) == (True, "fast")
 
     asyncio.run(scenario())
+
+
+def test_a_pool_that_was_full_once_still_knows_when_no_worker_is_idle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_workers, "WAIT_HERE", 5.0)
+
+    async def full_once(workers: Workers) -> None:
+        gate = threading.Event()
+        blocked = _occupy(workers, gate)
+        await asyncio.sleep(0.05)
+        queued = asyncio.ensure_future(workers.run(fast))  # waits for the busy worker
+        await asyncio.sleep(0.05)
+        gate.set()
+        assert (await blocked, await queued) == (True, "fast")
+
+    async def scenario() -> None:
+        workers = Workers(max_threads=1)
+        await workers.run(fast)
+        await full_once(workers)
+        await full_once(workers)
+        gate = threading.Event()
+        blocked = _occupy(workers, gate)
+        await asyncio.sleep(0.05)  # the only worker is inside gate.wait again
+        release = threading.Timer(2.0, gate.set)
+        release.start()
+        started = time.perf_counter()
+        coro = workers.run(fast)
+        finished, awaited = _step(coro)  # no idle worker: the loop must not wait for it
+        assert not finished
+        assert time.perf_counter() - started < 1
+        gate.set()
+        release.cancel()
+        assert await _finish(coro, awaited) == "fast"
+        assert await blocked is True
+        finished, value = _step(workers.run(fast))  # and once the worker is idle, it does
+        assert (finished, value) == (True, "fast")
+
+    asyncio.run(scenario())
+
+
+class _InterruptedLoop(asyncio.SelectorEventLoop):
+    """``create_future`` raises KeyboardInterrupt once when armed, as a SIGINT handler may."""
+
+    armed = False
+
+    def create_future(self) -> asyncio.Future[Any]:
+        if self.armed:
+            self.armed = False
+            raise KeyboardInterrupt
+        return super().create_future()
+
+
+def _slow_enough_to_miss() -> str:
+    time.sleep(0.05)
+    return "late"
+
+
+def test_an_interrupt_while_giving_up_the_wait_leaves_the_workers_working(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    died: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: died.append(args.exc_value))
+    workers = Workers(max_threads=1)
+    loop = _InterruptedLoop()
+    try:
+        assert loop.run_until_complete(workers.run(fast)) == "fast"
+
+        async def interrupted() -> None:
+            coro = workers.run(_slow_enough_to_miss)
+            loop.armed = True  # the wait misses; making the outbox future is interrupted
+            with pytest.raises(KeyboardInterrupt):
+                _step(coro)
+            await asyncio.sleep(0.2)  # the job finishes meanwhile
+
+        loop.run_until_complete(interrupted())
+        answer = loop.run_until_complete(asyncio.wait_for(workers.run(fast), 5))
+    finally:
+        loop.close()
+    assert died == []
+    assert answer == "fast"
+
+
+def test_a_closed_loop_that_ran_sync_calls_is_freed() -> None:
+    workers = Workers()
+    loop = asyncio.new_event_loop()
+    assert loop.run_until_complete(workers.run(fast)) == "fast"
+    loop.close()
+    gone = weakref.ref(loop)
+    del loop
+    gc.collect()
+    assert gone() is None
+    assert len(workers._outboxes) == 0
+
+
+def test_no_waiting_in_place_on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Its lock timeouts are whole milliseconds: a miss would hold the loop 5x too long or more.
+    loop = asyncio.new_event_loop()  # made first: only mcpkit is to think it is on Windows
+    monkeypatch.setattr(_workers, "WAIT_HERE", 5.0)
+    monkeypatch.setattr(sys, "platform", "win32")
+    monkeypatch.setattr(_workers, "_plain_loops", {}, raising=False)
+
+    async def scenario() -> None:
+        workers = Workers()
+        await workers.run(fast)
+        coro = workers.run(fast)
+        finished, awaited = _step(coro)
+        assert not finished
+        assert await _finish(coro, awaited) == "fast"
+
+    try:
+        loop.run_until_complete(scenario())
+    finally:
+        loop.close()
