@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import platform
+import queue
 import select
 import shutil
 import socket
@@ -974,6 +975,30 @@ def machine() -> str:
     )
 
 
+def thread_round_trip(trips: int = 5000) -> float:
+    """Median microseconds for this Python to hand a lock to another thread and get it back:
+    the least a sync tool run off the event loop costs over an async one on this machine."""
+    jobs: queue.SimpleQueue[threading.Lock | None] = queue.SimpleQueue()
+
+    def echo() -> None:
+        while (lock := jobs.get()) is not None:
+            lock.release()
+
+    thread = threading.Thread(target=echo, daemon=True)
+    thread.start()
+    times = []
+    for _ in range(trips):
+        lock = threading.Lock()
+        lock.acquire()
+        start = time.perf_counter_ns()
+        jobs.put(lock)
+        lock.acquire()
+        times.append(time.perf_counter_ns() - start)
+    jobs.put(None)
+    thread.join()
+    return statistics.median(times) / 1000
+
+
 def versions(specs: Sequence[ServerSpec]) -> str:
     """The installed versions each server runs with (read in its own interpreter)."""
     code = (
@@ -1150,6 +1175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.peers:
             print(versions(specs), flush=True)
         print(f"{load_average()} at the start", flush=True)
+        hop = thread_round_trip()
+        print(f"thread round trip: {fmt(hop)} us (the hop a sync tool pays over an async one)")
         print(f"servers: {', '.join(names)}; {'quick' if args.quick else 'full'} run\n", flush=True)
         report: list[dict[str, Any]] = []
         judged: list[Verdict] = []
@@ -1172,6 +1199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         summary = {
             "machine": machine(),
+            "thread_round_trip_us": hop,
             "quick": args.quick,
             "servers": names,
             "tables": report,
