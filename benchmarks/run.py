@@ -967,6 +967,25 @@ def load_average() -> str:
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f}"
 
 
+def cpu_times() -> tuple[int, int] | None:
+    """(steal, total) in clock ticks over all CPUs since boot, from Linux's /proc/stat."""
+    try:
+        with open("/proc/stat") as stat:
+            fields = [int(v) for v in stat.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    return (fields[7], sum(fields)) if len(fields) == 8 else None
+
+
+def steal_note(before: tuple[int, int] | None, after: tuple[int, int] | None) -> str | None:
+    """The share of CPU time the hypervisor gave to other guests between two readings (on a
+    VM, the main cause of figures that jump between runs), when it is measurable."""
+    if before is None or after is None or after[1] - before[1] < 100:
+        return None
+    share = (after[0] - before[0]) / (after[1] - before[1])
+    return f"host steal since the previous table: {share:.1%} of CPU time"
+
+
 def machine() -> str:
     pydantic = installed_version("pydantic") or "?"
     return (
@@ -1181,8 +1200,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         report: list[dict[str, Any]] = []
         judged: list[Verdict] = []
         plan = (QUICK_PEERS if args.peers else QUICK) if args.quick else FULL
+        first = last = cpu_times()
         for title, rows in measure(specs, plan, args.peers):
+            now = cpu_times()
             print("\n".join(render(title, rows, names)), flush=True)
+            if note := steal_note(last, now):
+                print(f"{note}\n", flush=True)
+            last = now
             report.append({"table": title, "rows": [row_json(row, names) for row in rows]})
             judged += [v for row in rows for v in verdicts(title, row, names)]
     except BenchError as exc:
@@ -1195,6 +1219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print()
     print("\n".join(render_targets(judged, core)))
     print(f"{load_average()} at the end")
+    if note := steal_note(first, cpu_times()):
+        print(note.replace("since the previous table", "during the run"))
     print(f"completed in {time.perf_counter() - started:.0f} s")
     if args.json:
         summary = {
