@@ -119,7 +119,12 @@ class Workers:
         else:
             job.future = loop.create_future()
         self._jobs.put(job)
-        if not self._ensure_thread() and here:
+        try:
+            idle = self._ensure_thread()
+        except BaseException:  # no thread could start: the caller hears it, the job never runs
+            job.call = _nothing
+            raise
+        if not idle and here:
             # No idle worker: the job waits its turn, so do not hold up the loop for it.
             here = not self._to_outbox(job, loop)
         if here:
@@ -189,7 +194,13 @@ class Workers:
                 return False
             self._threads += 1
             self._idle += 1  # the new thread takes this job
-        threading.Thread(target=self._work, name="mcpkit-worker", daemon=True).start()
+        try:
+            threading.Thread(target=self._work, name="mcpkit-worker", daemon=True).start()
+        except BaseException:  # out of threads, say: count only the threads that run
+            with self._lock:
+                self._threads -= 1
+                self._idle -= 1
+            raise
         return False
 
     def _work(self) -> None:
@@ -237,6 +248,10 @@ class _Outbox:
             self._scheduled = False
         for future, ok, value in items:
             _settle_one(future, ok, value)
+
+
+def _nothing() -> None:
+    """What a job whose caller has given up runs instead."""
 
 
 def _execute(call: Callable[[], Any]) -> tuple[bool, Any]:

@@ -365,3 +365,32 @@ def test_no_waiting_in_place_on_windows(monkeypatch: pytest.MonkeyPatch) -> None
         loop.run_until_complete(scenario())
     finally:
         loop.close()
+
+
+def test_a_thread_that_cannot_start_fails_the_call_and_not_the_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran: list[str] = []
+    start = threading.Thread.start
+    failures = [RuntimeError("can't start new thread")]
+
+    def flaky_start(self: threading.Thread) -> None:
+        if failures:
+            raise failures.pop()
+        start(self)
+
+    monkeypatch.setattr(threading.Thread, "start", flaky_start)
+
+    def record(name: str) -> str:
+        ran.append(name)
+        return name
+
+    async def scenario() -> None:
+        workers = Workers(max_threads=1)
+        with pytest.raises(RuntimeError, match="can't start new thread"):
+            await workers.run(record, name="first")
+        assert await asyncio.wait_for(workers.run(record, name="second"), 5) == "second"
+        assert await asyncio.wait_for(workers.run(record, name="third"), 5) == "third"
+
+    asyncio.run(scenario())
+    assert ran == ["second", "third"]  # the call that failed never ran behind its caller
