@@ -205,19 +205,21 @@ class Workers:
 
     def _work(self) -> None:
         while True:
-            job = self._jobs.get()
-            outcome = _execute(job.call)
-            # Idle before the result goes out: the loop may submit the next job the moment
-            # it has it, and must then reuse this thread rather than start another.
-            with self._lock:
-                self._idle += 1
-                if job.route == _TO_WAITER:
-                    job.outcome = outcome
-                    job.route = _HANDED
-                    job.done.release()
-                    continue
-            assert job.future is not None
-            job.outbox.put((job.future, *outcome))
+            self._do(self._jobs.get())  # between jobs, hold nothing of the last one
+
+    def _do(self, job: _Job) -> None:
+        outcome = _execute(job.call)
+        # Idle before the result goes out: the loop may submit the next job the moment it
+        # has it, and must then reuse this thread rather than start another.
+        with self._lock:
+            self._idle += 1
+            if job.route == _TO_WAITER:
+                job.outcome = outcome
+                job.route = _HANDED
+                job.done.release()
+                return
+        assert job.future is not None
+        job.outbox.put((job.future, *outcome))
 
 
 class _Outbox:

@@ -334,10 +334,15 @@ def test_an_interrupt_while_giving_up_the_wait_leaves_the_workers_working(
     assert answer == "fast"
 
 
-def test_a_closed_loop_that_ran_sync_calls_is_freed() -> None:
+@pytest.mark.parametrize("wait_here", [5.0, 0.0], ids=["in-place", "through-outbox"])
+def test_a_closed_loop_that_ran_sync_calls_is_freed(
+    monkeypatch: pytest.MonkeyPatch, wait_here: float
+) -> None:
+    monkeypatch.setattr(_workers, "WAIT_HERE", wait_here)
     workers = Workers()
     loop = asyncio.new_event_loop()
     assert loop.run_until_complete(workers.run(fast)) == "fast"
+    assert loop.run_until_complete(workers.run(fast)) == "fast"  # a thread was idle for it
     loop.close()
     gone = weakref.ref(loop)
     del loop
