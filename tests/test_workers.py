@@ -305,7 +305,7 @@ class _InterruptedLoop(asyncio.SelectorEventLoop):
 
 
 def _slow_enough_to_miss() -> str:
-    time.sleep(0.05)
+    time.sleep(0.5)  # the loop must not get its result in place even on a stalling machine
     return "late"
 
 
@@ -324,7 +324,7 @@ def test_an_interrupt_while_giving_up_the_wait_leaves_the_workers_working(
             loop.armed = True  # the wait misses; making the outbox future is interrupted
             with pytest.raises(KeyboardInterrupt):
                 _step(coro)
-            await asyncio.sleep(0.2)  # the job finishes meanwhile
+            await asyncio.sleep(0.7)  # the job finishes meanwhile
 
         loop.run_until_complete(interrupted())
         answer = loop.run_until_complete(asyncio.wait_for(workers.run(fast), 5))
