@@ -118,12 +118,10 @@ class Workers:
             job.done.acquire()
         else:
             job.future = loop.create_future()
+        # A thread is promised to the job before it is queued: when none can start, the caller
+        # hears it and the job never runs; and no other loop can count it idle meanwhile.
+        idle = self._ensure_thread()
         self._jobs.put(job)
-        try:
-            idle = self._ensure_thread()
-        except BaseException:  # no thread could start: the caller hears it, the job never runs
-            job.call = _nothing
-            raise
         if not idle and here:
             # No idle worker: the job waits its turn, so do not hold up the loop for it.
             here = not self._to_outbox(job, loop)
@@ -182,7 +180,8 @@ class Workers:
             return True
 
     def _ensure_thread(self) -> bool:
-        """Get a thread to the job just queued; True if an idle one will take it at once.
+        """Promise a thread to the job about to be queued; True if an idle one will take it at
+        once. Raises (promising nothing) when a thread was needed and could not start.
 
         ``_idle`` counts idle threads less the queued jobs promised to busy ones, so it goes
         below zero while every thread is busy and jobs wait."""
@@ -196,10 +195,9 @@ class Workers:
             self._idle += 1  # the new thread takes this job
         try:
             threading.Thread(target=self._work, name="mcpkit-worker", daemon=True).start()
-        except BaseException:  # out of threads, say: count only the threads that run
-            with self._lock:
+        except BaseException:  # out of threads, say: count only threads that run, owe nothing
+            with self._lock:  # (the new thread's place and the job's promise cancel out)
                 self._threads -= 1
-                self._idle -= 1
             raise
         return False
 
@@ -250,10 +248,6 @@ class _Outbox:
             self._scheduled = False
         for future, ok, value in items:
             _settle_one(future, ok, value)
-
-
-def _nothing() -> None:
-    """What a job whose caller has given up runs instead."""
 
 
 def _execute(call: Callable[[], Any]) -> tuple[bool, Any]:

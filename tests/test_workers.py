@@ -346,7 +346,9 @@ def test_a_closed_loop_that_ran_sync_calls_is_freed(
     loop.close()
     gone = weakref.ref(loop)
     del loop
-    gc.collect()
+    deadline = time.monotonic() + 5  # a worker may still be leaving the frame that delivered
+    while gc.collect() is not None and gone() is not None and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert gone() is None
     assert len(workers._outboxes) == 0
 
@@ -399,3 +401,38 @@ def test_a_thread_that_cannot_start_fails_the_call_and_not_the_pool(
 
     asyncio.run(scenario())
     assert ran == ["second", "third"]  # the call that failed never ran behind its caller
+
+
+def test_a_call_whose_thread_cannot_start_never_runs_even_when_a_worker_frees_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran: list[str] = []
+    start = threading.Thread.start
+    failures = [RuntimeError("can't start new thread")]
+
+    def slow_failing_start(self: threading.Thread) -> None:
+        if failures:
+            time.sleep(0.3)  # the busy worker frees up meanwhile
+            raise failures.pop()
+        start(self)
+
+    def record(name: str) -> str:
+        ran.append(name)
+        return name
+
+    async def scenario() -> None:
+        workers = Workers(max_threads=2)
+        assert await workers.run(record, name="warm") == "warm"
+        gate = threading.Event()
+        blocked = _occupy(workers, gate)
+        await asyncio.sleep(0.05)
+        threading.Timer(0.05, gate.set).start()
+        monkeypatch.setattr(threading.Thread, "start", slow_failing_start)
+        with pytest.raises(RuntimeError, match="can't start new thread"):
+            await workers.run(record, name="reported failed")
+        assert await blocked is True
+        await asyncio.sleep(0.3)
+        assert await asyncio.wait_for(workers.run(record, name="after"), 5) == "after"
+
+    asyncio.run(scenario())
+    assert ran == ["warm", "after"]
