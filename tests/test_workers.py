@@ -374,19 +374,25 @@ def test_no_waiting_in_place_on_windows(monkeypatch: pytest.MonkeyPatch) -> None
         loop.close()
 
 
-def test_a_thread_that_cannot_start_fails_the_call_and_not_the_pool(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    ran: list[str] = []
+def _failing_once(delay: float) -> Any:
+    """A ``Thread.start`` that fails its first call after ``delay`` seconds."""
     start = threading.Thread.start
     failures = [RuntimeError("can't start new thread")]
 
     def flaky_start(self: threading.Thread) -> None:
         if failures:
+            time.sleep(delay)
             raise failures.pop()
         start(self)
 
-    monkeypatch.setattr(threading.Thread, "start", flaky_start)
+    return flaky_start
+
+
+def test_a_thread_that_cannot_start_fails_the_call_and_not_the_pool(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran: list[str] = []
+    monkeypatch.setattr(threading.Thread, "start", _failing_once(0.0))
 
     def record(name: str) -> str:
         ran.append(name)
@@ -407,14 +413,6 @@ def test_a_call_whose_thread_cannot_start_never_runs_even_when_a_worker_frees_up
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     ran: list[str] = []
-    start = threading.Thread.start
-    failures = [RuntimeError("can't start new thread")]
-
-    def slow_failing_start(self: threading.Thread) -> None:
-        if failures:
-            time.sleep(0.3)  # the busy worker frees up meanwhile
-            raise failures.pop()
-        start(self)
 
     def record(name: str) -> str:
         ran.append(name)
@@ -427,7 +425,8 @@ def test_a_call_whose_thread_cannot_start_never_runs_even_when_a_worker_frees_up
         blocked = _occupy(workers, gate)
         await asyncio.sleep(0.05)
         threading.Timer(0.05, gate.set).start()
-        monkeypatch.setattr(threading.Thread, "start", slow_failing_start)
+        # The start fails 0.3 s in: the busy worker frees up meanwhile.
+        monkeypatch.setattr(threading.Thread, "start", _failing_once(0.3))
         with pytest.raises(RuntimeError, match="can't start new thread"):
             await workers.run(record, name="reported failed")
         assert await blocked is True
