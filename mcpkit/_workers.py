@@ -40,20 +40,16 @@ SKIP_AFTER_MISS = 64  # calls of a function not waited for in place after it mis
 _Outcome = tuple["asyncio.Future[Any]", bool, Any]
 
 _STOCK = (asyncio.BaseEventLoop.call_soon, asyncio.BaseEventLoop.call_soon_threadsafe)
-_plain_loops: dict[type, bool] = {}  # loop type -> its callbacks go through ``_ready``
 
 
 def _plain(loop: asyncio.AbstractEventLoop) -> bool:
     """Whether ``loop`` schedules callbacks as asyncio's own loops do, so that an empty
     ``_ready`` means it has nothing to run and the callbacks a tool schedules show up there."""
     kind = type(loop)
-    plain = _plain_loops.get(kind)
-    if plain is None:
-        plain = _plain_loops[kind] = sys.platform != "win32" and (
-            isinstance(loop, asyncio.BaseEventLoop)
-            and (kind.call_soon, kind.call_soon_threadsafe) == _STOCK
-        )
-    return plain
+    return sys.platform != "win32" and (
+        isinstance(loop, asyncio.BaseEventLoop)
+        and (kind.call_soon, kind.call_soon_threadsafe) == _STOCK
+    )
 
 
 # What a job's result does once it is ready (changed only under Workers._lock).
@@ -106,7 +102,7 @@ class Workers:
         ctx = contextvars.copy_context()
         job = _Job(lambda: ctx.run(fn, **kwargs), outbox)
         here = (
-            _plain(loop)
+            outbox.plain
             and type(ready := getattr(loop, "_ready", None)) is collections.deque
             and not ready
             and loop not in self._busy
@@ -226,6 +222,7 @@ class _Outbox:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         # Weakly: the outbox is the value of a weak mapping keyed by this very loop.
         self._loop = weakref.ref(loop)
+        self.plain = _plain(loop)  # the loop thread may wait here for results in place
         self._lock = threading.Lock()
         self._items: list[_Outcome] = []
         self._scheduled = False

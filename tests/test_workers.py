@@ -358,7 +358,6 @@ def test_no_waiting_in_place_on_windows(monkeypatch: pytest.MonkeyPatch) -> None
     loop = asyncio.new_event_loop()  # made first: only mcpkit is to think it is on Windows
     monkeypatch.setattr(_workers, "WAIT_HERE", 5.0)
     monkeypatch.setattr(sys, "platform", "win32")
-    monkeypatch.setattr(_workers, "_plain_loops", {}, raising=False)
 
     async def scenario() -> None:
         workers = Workers()
