@@ -977,13 +977,17 @@ def cpu_times() -> tuple[int, int] | None:
     return (fields[7], sum(fields)) if len(fields) == 8 else None
 
 
-def steal_note(before: tuple[int, int] | None, after: tuple[int, int] | None) -> str | None:
+def steal_note(
+    before: tuple[int, int] | None,
+    after: tuple[int, int] | None,
+    during: str = "since the previous table",
+) -> str | None:
     """The share of CPU time the hypervisor gave to other guests between two readings (on a
     VM, the main cause of figures that jump between runs), when it is measurable."""
     if before is None or after is None or after[1] - before[1] < 100:
         return None
     share = (after[0] - before[0]) / (after[1] - before[1])
-    return f"host steal since the previous table: {share:.1%} of CPU time"
+    return f"host steal {during}: {share:.1%} of CPU time"
 
 
 def machine() -> str:
@@ -1219,8 +1223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print()
     print("\n".join(render_targets(judged, core)))
     print(f"{load_average()} at the end")
-    if note := steal_note(first, cpu_times()):
-        print(note.replace("since the previous table", "during the run"))
+    if note := steal_note(first, cpu_times(), "during the run"):
+        print(note)
     print(f"completed in {time.perf_counter() - started:.0f} s")
     if args.json:
         summary = {
