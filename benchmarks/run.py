@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness.machine import (
+    CpuTimes,
     cpu_times,
     load_average,
     machine,
@@ -100,7 +101,7 @@ def introduce(specs: Sequence[ServerSpec], peers: bool, quick: bool) -> float:
     return hop
 
 
-def print_tables(measurement: Measurement, results: Results, since: tuple[int, int] | None) -> None:
+def print_tables(measurement: Measurement, results: Results, since: CpuTimes | None) -> None:
     """Each table as soon as it is measured, with the host's steal time while it was."""
     last = since
     for title, rows in measurement.tables():
@@ -111,7 +112,7 @@ def print_tables(measurement: Measurement, results: Results, since: tuple[int, i
         last = now
 
 
-def conclude(results: Results, weight: Weight | None, since: tuple[int, int] | None) -> None:
+def conclude(results: Results, weight: Weight | None, since: CpuTimes | None) -> None:
     """The closures (``--peers``), the targets table, and how loaded the machine was."""
     if weight is not None:
         for name, closure in weight.closures.items():

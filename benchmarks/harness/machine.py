@@ -24,7 +24,10 @@ def load_average() -> str:
     return f"load average {one:.2f}, {five:.2f}, {fifteen:.2f}"
 
 
-def cpu_times() -> tuple[int, int] | None:
+CpuTimes = tuple[int, int]  # (steal, total) clock ticks
+
+
+def cpu_times() -> CpuTimes | None:
     """(steal, total) in clock ticks over all CPUs since boot, from Linux's /proc/stat."""
     try:
         with open("/proc/stat") as stat:
@@ -35,8 +38,8 @@ def cpu_times() -> tuple[int, int] | None:
 
 
 def steal_note(
-    before: tuple[int, int] | None,
-    after: tuple[int, int] | None,
+    before: CpuTimes | None,
+    after: CpuTimes | None,
     during: str = "since the previous table",
 ) -> str | None:
     """The share of CPU time the hypervisor gave to other guests between two readings (on a
