@@ -1,0 +1,161 @@
+"""How much a run measures (``FULL``, ``QUICK``) and what: every table, in order, with the
+targets each row is judged against."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+
+from harness.report import Row, Target, median_row, percentile_rows
+from harness.scenarios.compile import compile_runs
+from harness.scenarios.http import HTTP_CONNECTIONS, http_rates
+from harness.scenarios.stdio import Session, sessions, spawn_once, startup
+from harness.specs import MANY_TOOLS, SMALL_TOOLS, ServerSpec
+from harness.weight import Weight, modules_imported, weights
+
+
+@dataclass(frozen=True)
+class Plan:
+    spawns: int
+    many_spawns: int  # of the 1,000-tool app
+    calls: int
+    pipelined: int
+    compile_tools: int
+    compile_repeats: int
+    http_seconds: float
+    http_rounds: int
+
+
+FULL = Plan(
+    spawns=10,
+    many_spawns=10,
+    calls=5000,
+    pipelined=10_000,
+    compile_tools=1000,
+    compile_repeats=5,
+    http_seconds=5.0,
+    http_rounds=3,
+)
+QUICK = Plan(
+    spawns=3,
+    many_spawns=3,
+    calls=500,
+    pipelined=1000,
+    compile_tools=200,
+    compile_repeats=3,
+    http_seconds=2.0,
+    http_rounds=1,
+)
+
+# With four servers, fewer slow spawns and compiles keep ``--peers --quick`` under 3 minutes.
+QUICK_PEERS = replace(QUICK, many_spawns=2, compile_repeats=2)
+
+
+def choose(quick: bool, peers: bool) -> Plan:
+    if not quick:
+        return FULL
+    return QUICK_PEERS if peers else QUICK
+
+
+# Issue 8's targets, as ratios mcpkit / incumbent (each applies only when that server ran).
+INCUMBENTS = ("mcp", "fastmcp")
+FLOOR_START = Target(1.3)
+
+
+def against(bound: float, *versus: str, at_most: bool = True) -> list[Target]:
+    return [Target(bound, at_most, name) for name in versus]
+
+
+Table = tuple[str, list[Row]]  # a title and its rows
+
+
+@dataclass
+class Measurement:
+    """Every scenario of ``plan`` over ``specs``, table by table; ``weight`` once measured
+    (``peers`` only: it needs the installs)."""
+
+    specs: Sequence[ServerSpec]
+    plan: Plan
+    peers: bool
+    weight: Weight | None = None
+
+    def tables(self) -> Iterator[Table]:
+        """Run every scenario, yielding each table as soon as it is measured."""
+        for spec in self.specs:  # untimed: warms the OS page cache, writes the bytecode caches
+            spawn_once(spec, SMALL_TOOLS)
+        yield self.startup(SMALL_TOOLS, self.plan.spawns, 0.25)
+        yield self.startup(MANY_TOOLS, self.plan.many_spawns, 0.5)
+        session = sessions(self.specs, self.plan.calls, self.plan.pipelined)
+        yield self.latency(session)
+        yield self.throughput(session)
+        if self.peers:
+            yield self.http()
+        yield self.memory(session)
+        yield self.compile()
+
+    def startup(self, tools: int, spawns: int, faster: float) -> Table:
+        """``faster``: the bound on the time to a full tools/list against the incumbents."""
+        first, listed = startup(self.specs, tools, spawns)
+        listing = [FLOOR_START, *against(faster, *INCUMBENTS)]
+        return (
+            f"Start-up, {tools}-tool app (median [min-max] of {spawns} spawns)",
+            [
+                median_row("spawn -> initialize", "ms", first, [FLOOR_START]),
+                median_row("spawn -> tools/list", "ms", listed, listing),
+            ],
+        )
+
+    def latency(self, session: Session) -> Table:
+        add, add_async = session.latency["add"], session.latency["add_async"]
+        return (
+            f"Sequential tools/call latency ({self.plan.calls:,} calls each)",
+            percentile_rows("add", add, [Target(5), *against(0.25, "mcp")])
+            + percentile_rows("add_async", add_async, against(0.125, "mcp")),
+        )
+
+    def throughput(self, session: Session) -> Table:
+        targets = [Target(0.3, at_most=False), *against(15, "mcp", at_most=False)]
+        return (
+            f"Pipelined throughput of add ({self.plan.pipelined:,} calls; median [min-max] of 3)",
+            [median_row("add, pipelined", "calls/s", session.throughput, targets)],
+        )
+
+    def http(self) -> Table:
+        seconds, rounds = self.plan.http_seconds, self.plan.http_rounds
+        rates = http_rates(self.specs, seconds, rounds)
+        targets = against(3, "mcp", at_most=False)
+        return (
+            f"HTTP, stateless JSON mode: tools/call add per second "
+            f"({seconds:g} s per measurement; median [min-max] of {rounds})",
+            [
+                median_row(f"{n} connection{'s' if n > 1 else ''}", "req/s", rates[n], targets)
+                for n in HTTP_CONNECTIONS
+            ],
+        )
+
+    def memory(self, session: Session) -> Table:
+        modules = {spec.name: float(modules_imported(spec)) for spec in self.specs}
+        rss = {name: v for name, v in session.peak_rss.items() if v is not None}
+        rows = [
+            Row("peak RSS after the pipelined run", "MiB", rss, targets=against(0.5, "mcp")),
+            Row("modules imported", "count", modules),
+        ]
+        if self.peers:
+            self.weight = weights(self.specs)
+            rows += [
+                Row("installed size (site-packages)", "MiB", self.weight.size_mib),
+                Row("distributions in the closure", "count", self.weight.count),
+            ]
+        return "Memory and weight", rows
+
+    def compile(self) -> Table:
+        tools, repeats = self.plan.compile_tools, self.plan.compile_repeats
+        wall, cpu = compile_runs(self.specs, tools, repeats)
+        return (
+            f"In-process: {tools} tools -> full tools/list definitions "
+            f"(median [min-max] of {repeats})",
+            [
+                median_row("compile + definitions, wall", "ms", wall, [Target(1.3)]),
+                median_row("compile + definitions, CPU", "ms", cpu, [Target(1.3)]),
+            ],
+        )
