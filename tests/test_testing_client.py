@@ -153,3 +153,15 @@ def test_the_plugin_offers_the_fixture_to_user_tests(pytester: pytest.Pytester) 
     )
     outcome = pytester.runpytest("-p", "no:cacheprovider")
     outcome.assert_outcomes(passed=1, failed=1)
+
+
+def test_every_async_method_has_a_blocking_twin_with_its_docs() -> None:
+    asynchronous = {
+        name
+        for name, member in vars(Client).items()
+        if asyncio.iscoroutinefunction(member) and not name.startswith("_")
+    }
+    blocking = {name for name in asynchronous if callable(getattr(SyncClient, name, None))}
+    assert blocking == asynchronous
+    for name in asynchronous:
+        assert getattr(SyncClient, name).__doc__ == getattr(Client, name).__doc__

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import itertools
 import threading
 from collections.abc import Callable, Coroutine
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from mcpkit._version import __version__
 from mcpkit.app import App
@@ -25,6 +26,7 @@ from mcpkit.protocol.versions import (
 __all__ = ["Client", "RPCError", "SyncClient"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class RPCError(Exception):
@@ -244,7 +246,7 @@ class Client:
         return completion
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None = None, **params: Any
+        self, /, name: str, arguments: dict[str, Any] | None = None, **params: Any
     ) -> dict[str, Any]:
         """Call a tool and return the ``CallToolResult`` (``isError`` results are returned).
 
@@ -283,6 +285,18 @@ class Client:
             self._sync.close()
 
 
+def _blocking(
+    method: Callable[Concatenate[Client, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[SyncClient, P], T]:
+    """``method`` of :class:`Client` as a :class:`SyncClient` method that waits for its result."""
+
+    @functools.wraps(method)
+    def call(self: SyncClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self._call(method(self.client, *args, **kwargs))
+
+    return call
+
+
 class SyncClient:
     """The blocking face of :class:`Client` (``with Client(app) as client``).
 
@@ -318,49 +332,16 @@ class SyncClient:
         """Requests the server sent this client (handshake era), answered by its handlers."""
         return self.client.server_requests
 
-    def send_raw(self, data: bytes | str) -> Any:
-        return self._call(self.client.send_raw(data))
-
-    def send(self, message: Any) -> Any:
-        return self._call(self.client.send(message))
-
-    def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        return self._call(self.client.request(method, params))
-
-    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        self._call(self.client.notify(method, params))
-
-    def list_tools(self) -> list[dict[str, Any]]:
-        return self._call(self.client.list_tools())
-
-    def call_tool(
-        self, name: str, arguments: dict[str, Any] | None = None, **params: Any
-    ) -> dict[str, Any]:
-        return self._call(self.client.call_tool(name, arguments, **params))
-
-    def with_input(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        return self._call(self.client.with_input(method, params))
-
-    def list_resources(self) -> list[dict[str, Any]]:
-        return self._call(self.client.list_resources())
-
-    def list_resource_templates(self) -> list[dict[str, Any]]:
-        return self._call(self.client.list_resource_templates())
-
-    def list_prompts(self) -> list[dict[str, Any]]:
-        return self._call(self.client.list_prompts())
-
-    def read_resource(self, uri: str) -> list[dict[str, Any]]:
-        return self._call(self.client.read_resource(uri))
-
-    def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
-        return self._call(self.client.get_prompt(name, arguments))
-
-    def complete(
-        self,
-        ref: dict[str, Any],
-        argument: str,
-        value: str = "",
-        context: dict[str, str] | None = None,
-    ) -> dict[str, Any]:
-        return self._call(self.client.complete(ref, argument, value, context))
+    send_raw = _blocking(Client.send_raw)
+    send = _blocking(Client.send)
+    request = _blocking(Client.request)
+    notify = _blocking(Client.notify)
+    list_tools = _blocking(Client.list_tools)
+    call_tool = _blocking(Client.call_tool)
+    with_input = _blocking(Client.with_input)
+    list_resources = _blocking(Client.list_resources)
+    list_resource_templates = _blocking(Client.list_resource_templates)
+    list_prompts = _blocking(Client.list_prompts)
+    read_resource = _blocking(Client.read_resource)
+    get_prompt = _blocking(Client.get_prompt)
+    complete = _blocking(Client.complete)
