@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
+import typing_extensions
+from pydantic import BaseModel
 
-from mcpkit import App, Context
-from mcpkit.testing import Client, RPCError, SyncClient
+from mcpkit import App, Context, Image, ToolError, ToolResult
+from mcpkit.schema import return_schema
+from mcpkit.testing import CallToolResult, Client, RPCError, SyncClient
+from mcpkit.testing.client import is_wrapper_schema
 
 pytest_plugins = ["pytester"]
 
@@ -153,3 +158,205 @@ def test_the_plugin_offers_the_fixture_to_user_tests(pytester: pytest.Pytester) 
     )
     outcome = pytester.runpytest("-p", "no:cacheprovider")
     outcome.assert_outcomes(passed=1, failed=1)
+
+
+# ------------------------------------------------------------------ CallToolResult
+
+shapes = App("shapes", "1.0")
+
+
+class Point(typing_extensions.TypedDict):
+    x: int
+    y: int
+
+
+class Answer(BaseModel):
+    result: int
+
+
+class Tree(BaseModel):
+    children: list[Tree]
+
+
+@shapes.tool
+def number() -> int:
+    return 3
+
+
+@shapes.tool
+def numbers() -> list[int]:
+    return [1, 2]
+
+
+@shapes.tool
+def nothing_maybe() -> int | None:
+    return None
+
+
+@shapes.tool
+def point() -> Point:
+    return {"x": 1, "y": 2}
+
+
+@shapes.tool
+def counts() -> dict[str, int]:
+    return {"result": 1}
+
+
+@shapes.tool
+def answer() -> Answer:
+    return Answer(result=4)
+
+
+@shapes.tool
+def greeting() -> str:
+    return "42"
+
+
+@shapes.tool
+def untyped():  # type: ignore[no-untyped-def]
+    return {"a": 1}
+
+
+@shapes.tool
+def silent() -> None:
+    return None
+
+
+@shapes.tool
+def picture():  # type: ignore[no-untyped-def]
+    return ["a cat", Image(data=b"png", mime_type="image/png")]
+
+
+@shapes.tool
+def failing() -> int:
+    raise ToolError("boom")
+
+
+@shapes.tool
+def explicit() -> ToolResult:
+    return ToolResult(content=["one", "two"], structured={"n": 2})
+
+
+IMAGE = {"type": "image", "data": "cG5n", "mimeType": "image/png"}
+
+
+@pytest.mark.parametrize(
+    ("tool", "data", "structured", "text"),
+    [
+        pytest.param("number", 3, {"result": 3}, '{"result":3}', id="wrapped-int"),
+        pytest.param("numbers", [1, 2], {"result": [1, 2]}, '{"result":[1,2]}', id="wrapped-list"),
+        pytest.param("nothing_maybe", None, {"result": None}, '{"result":null}', id="wrapped-none"),
+        pytest.param("point", {"x": 1, "y": 2}, {"x": 1, "y": 2}, '{"x":1,"y":2}', id="object"),
+        pytest.param("counts", {"result": 1}, {"result": 1}, '{"result":1}', id="dict-not-wrapped"),
+        # The wire cannot tell a model whose one field is `result` from the wrapper.
+        pytest.param("answer", 4, {"result": 4}, '{"result":4}', id="ambiguous-model"),
+        pytest.param("greeting", "42", None, "42", id="text-not-parsed"),
+        pytest.param("untyped", '{"a":1}', None, '{"a":1}', id="unannotated-json-text"),
+        pytest.param("silent", None, None, "", id="no-content"),
+        pytest.param(
+            "picture", [{"type": "text", "text": "a cat"}, IMAGE], None, "a cat", id="blocks"
+        ),
+        pytest.param("failing", None, None, "boom", id="error"),
+        pytest.param("explicit", {"n": 2}, {"n": 2}, "one\ntwo", id="tool-result"),
+    ],
+)
+def test_call_tool_results_have_typed_views(
+    tool: str, data: Any, structured: Any, text: str
+) -> None:
+    with Client(shapes) as client:
+        result = client.call_tool(tool)
+    assert isinstance(result, CallToolResult)
+    assert (result.data, result.structured, result.text) == (data, structured, text)
+    assert result.is_error is (tool == "failing")
+    assert result.content == result["content"]
+    assert type(result.raw) is dict
+    assert result.raw == result
+
+
+def test_the_result_is_still_the_wire_dict() -> None:
+    with Client(shapes) as client:
+        result = client.call_tool("number")
+    wire = {
+        "content": [{"type": "text", "text": '{"result":3}'}],
+        "structuredContent": {"result": 3},
+        "isError": False,
+    }
+    assert result == wire
+    assert wire == result
+    assert result["structuredContent"]["result"] == 3
+    assert isinstance(result, dict)
+    assert json.loads(json.dumps(result)) == wire
+
+
+def test_the_async_client_answers_the_same_shape_in_the_stateless_era() -> None:
+    async def scenario() -> CallToolResult:
+        async with Client(shapes, protocol_version="2026-07-28") as client:
+            return await client.call_tool("numbers")
+
+    result = asyncio.run(scenario())
+    assert (result.data, result.is_error, result["resultType"]) == ([1, 2], False, "complete")
+
+
+def test_the_client_reads_the_published_schema_of_the_tool_it_calls() -> None:
+    dynamic = App("dynamic", "1.0")
+
+    def value() -> int:
+        return 1
+
+    def mapping() -> dict[str, int]:
+        return {"result": 1}
+
+    with Client(dynamic) as client:
+        dynamic.add_tool(value, name="later")
+        assert client.call_tool("later").data == 1
+        dynamic.remove_tool("later")
+        dynamic.add_tool(mapping, name="later")
+        assert client.call_tool("later").data == {"result": 1}
+
+
+@pytest.mark.parametrize(
+    "annotation",
+    [
+        int,
+        str,
+        list[int],
+        int | None,
+        dict[str, int],
+        Point,
+        Point | None,
+        tuple[int, str],
+        list[Tree],  # the wrapper keeps the $defs of a recursive type
+    ],
+    ids=repr,
+)
+def test_the_wrapper_is_recognised_as_return_schema_builds_it(annotation: Any) -> None:
+    built = return_schema(annotation, where="tool 't'", force=True)
+    assert is_wrapper_schema(built.schema) is built.wrapped
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        None,
+        {"type": "object", "properties": {"result": {}}, "required": ["result"], "title": "R"},
+        {"type": "object", "properties": {"result": {}}},
+        {"type": "object", "properties": {"result": {}, "more": {}}, "required": ["result"]},
+        {"type": "array", "properties": {"result": {}}, "required": ["result"]},
+    ],
+    ids=["none", "extra-key", "not-required", "two-properties", "not-object"],
+)
+def test_other_schemas_are_not_the_wrapper(schema: Any) -> None:
+    assert is_wrapper_schema(schema) is False
+
+
+def test_every_async_method_has_a_blocking_twin_with_its_docs() -> None:
+    asynchronous = {
+        name
+        for name, member in vars(Client).items()
+        if asyncio.iscoroutinefunction(member) and not name.startswith("_")
+    }
+    blocking = {name for name in asynchronous if callable(getattr(SyncClient, name, None))}
+    assert blocking == asynchronous
+    for name in asynchronous:
+        assert getattr(SyncClient, name).__doc__ == getattr(Client, name).__doc__

@@ -1,32 +1,41 @@
 """Find the ``App`` a TARGET names: ``pkg.module:attr``, ``path/to/file.py:attr``, or either
 without ``:attr`` when the module holds exactly one ``App``.
 
-Problems with the TARGET itself raise :class:`TargetError` (one line for the user); errors
-raised by the user's own module while it imports propagate with their traceback.
+Problems with the TARGET itself raise :class:`TargetError` (one line for the user), and so does
+a :class:`~mcpkit.exceptions.DefinitionError` raised while the user's module imports (a tool,
+resource or prompt defined wrongly): its line starts ``file:line:``, where that definition
+starts. Any other error raised by the user's module propagates with its traceback.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
+import itertools
 import os
 import sys
+import traceback
 from pathlib import Path
-from types import ModuleType
+from types import FrameType, FunctionType, ModuleType, TracebackType
 
 from mcpkit.app import App
+from mcpkit.exceptions import DefinitionError
 
 __all__ = ["TargetError", "load_app"]
 
 
 class TargetError(Exception):
-    """The TARGET does not name an ``App`` (message written for the command line)."""
+    """The TARGET names no usable ``App`` (message written for the command line)."""
 
 
 def load_app(target: str) -> App:
     """Import the module a TARGET names and return its ``App``."""
     module_part, attr = _split(target)
-    module = _import_file(module_part) if _is_path(module_part) else _import_module(module_part)
+    try:
+        module = _import_file(module_part) if _is_path(module_part) else _import_module(module_part)
+    except DefinitionError as exc:
+        raise TargetError(f"{_definition_site(exc.__traceback__)}{exc}") from exc
     return _find_app(module, attr, target)
 
 
@@ -88,3 +97,54 @@ def _find_app(module: ModuleType, attr: str | None, target: str) -> App:
             f"{target}: {attr!r} is not an mcpkit App (it is of type {type(obj).__name__})"
         )
     return obj
+
+
+# ----------------------------------------------------------- where a definition went wrong
+
+_PACKAGE = str(Path(__file__).resolve().parent.parent) + os.sep
+
+
+def _definition_site(tb: TracebackType | None) -> str:
+    """``"file:line: "`` of the definition the user's code handed to mcpkit ("" if unknown).
+
+    That is the innermost call from outside mcpkit into it (``@app.tool``, ``app.add_tool``):
+    the line where the function it was given starts (its first decorator), or, when it was
+    given no plain function, the line of the call.
+    """
+    frames = list(traceback.walk_tb(tb))
+    for (caller, line), (callee, _) in reversed(list(itertools.pairwise(frames))):
+        if _in_mcpkit(callee) and not _in_mcpkit(caller):
+            function = _function_argument(callee)
+            if function is not None:
+                code = function.__code__
+                return f"{_shown(code.co_filename)}:{code.co_firstlineno}: "
+            return f"{_shown(caller.f_code.co_filename)}:{line}: "
+    return ""
+
+
+def _in_mcpkit(frame: FrameType) -> bool:
+    return frame.f_code.co_filename.startswith(_PACKAGE)
+
+
+def _function_argument(frame: FrameType) -> FunctionType | None:
+    """The first plain function among a call's positional parameters (decorators unwrapped)."""
+    code = frame.f_code
+    for name in code.co_varnames[: code.co_argcount]:
+        value = frame.f_locals.get(name)
+        if not callable(value):
+            continue
+        try:
+            value = inspect.unwrap(value)
+        except ValueError:  # a __wrapped__ loop: not a function worth naming
+            continue
+        if isinstance(value, FunctionType):
+            return value
+    return None
+
+
+def _shown(filename: str) -> str:
+    """A path relative to the current directory when it lies inside it, else as it is."""
+    try:
+        return str(Path(filename).relative_to(Path.cwd()))
+    except ValueError:
+        return filename

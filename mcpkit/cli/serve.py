@@ -31,8 +31,9 @@ def load_or_report(target: str) -> App | None:
 def serve_stdio(target: str, log_level: str = "warning") -> int:
     """Load the App that ``target`` names and serve it on stdin/stdout; the exit code.
 
-    A TARGET that names no App is one line on stderr and exit code 2 (a usage error); an
-    error raised by the user's module while it imports propagates with its traceback.
+    A TARGET that names no App, or whose module defines a tool, resource or prompt wrongly, is
+    one line on stderr and exit code 2 (a usage error); any other error raised by the user's
+    module while it imports propagates with its traceback.
     """
     logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
     from mcpkit.transports.stdio import protect_stdout, run_stdio

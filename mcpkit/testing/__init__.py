@@ -6,9 +6,11 @@
 
     def test_add():
         with Client(app) as client:
-            assert client.call_tool("add", {"a": 1, "b": 2})["structuredContent"] == {"result": 3}
+            result = client.call_tool("add", {"a": 1, "b": 2})
+            assert result.data == 3            # the value, without the {"result": ...} wrapper
+            assert result["structuredContent"] == {"result": 3}   # the wire dict, as sent
 """
 
-from mcpkit.testing.client import Client, RPCError, SyncClient
+from mcpkit.testing.client import CallToolResult, Client, RPCError, SyncClient
 
-__all__ = ["Client", "RPCError", "SyncClient"]
+__all__ = ["CallToolResult", "Client", "RPCError", "SyncClient"]

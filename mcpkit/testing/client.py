@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import itertools
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from mcpkit._version import __version__
 from mcpkit.app import App
@@ -22,9 +23,10 @@ from mcpkit.protocol.versions import (
     STATELESS_VERSIONS,
 )
 
-__all__ = ["Client", "RPCError", "SyncClient"]
+__all__ = ["CallToolResult", "Client", "RPCError", "SyncClient", "is_wrapper_schema"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class RPCError(Exception):
@@ -36,6 +38,93 @@ class RPCError(Exception):
         self.message: str = error.get("message", "")
         self.data: Any = error.get("data")
         super().__init__(f"{self.code} {self.message}")
+
+
+_WRAPPER_KEYS = frozenset({"type", "properties", "required", "$defs"})
+
+
+def is_wrapper_schema(schema: Mapping[str, Any] | None) -> bool:
+    """Whether an ``outputSchema`` is the one mcpkit publishes for a non-object return type.
+
+    That schema is exactly ``{"type": "object", "properties": {"result": ...},
+    "required": ["result"]}`` (plus ``$defs`` when the type has any): see
+    :func:`mcpkit.schema.return_schema`. The wire carries no other mark, so an object type
+    whose only field is a required ``result`` publishes the same schema and reads as wrapped.
+    """
+    if schema is None or not set(schema) <= _WRAPPER_KEYS:
+        return False
+    properties = schema.get("properties")
+    return (
+        schema.get("type") == "object"
+        and isinstance(properties, Mapping)
+        and set(properties) == {"result"}
+        and schema.get("required") == ["result"]
+    )
+
+
+class CallToolResult(dict[str, Any]):
+    """A ``tools/call`` result as the client received it, with typed views.
+
+    ``data`` is the tool's value as Python sees it: ``structuredContent`` without the
+    ``{"result": ...}`` wrapper (when the tool's output schema is the wrapper), or
+    ``structuredContent`` itself for object results. Without structured content it is the text
+    of a single text block (not parsed: a tool returning ``"42"`` returned a string), ``None``
+    when there is no content, else the list of content blocks. On an ``isError`` result it is
+    ``None``: read ``text`` for the message.
+    """
+
+    __slots__ = ("_wrapped",)
+
+    def __init__(self, message: Mapping[str, Any], *, wrapped: bool = False) -> None:
+        super().__init__(message)
+        self._wrapped = wrapped
+
+    @property
+    def data(self) -> Any:
+        """The returned value, wrapper removed (see the class docstring for every case)."""
+        if self.is_error:
+            return None
+        if "structuredContent" in self:
+            return self._unwrapped(self["structuredContent"])
+        content = self.content
+        if not content:
+            return None
+        if len(content) == 1 and content[0].get("type") == "text":
+            return content[0].get("text")
+        return content
+
+    def _unwrapped(self, structured: Any) -> Any:
+        if self._wrapped and isinstance(structured, dict) and set(structured) == {"result"}:
+            return structured["result"]
+        return structured
+
+    @property
+    def structured(self) -> Any:
+        """``structuredContent`` as sent (``None`` when absent)."""
+        return self.get("structuredContent")
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        """The content blocks (``[]`` when absent)."""
+        blocks: list[dict[str, Any]] = self.get("content") or []
+        return blocks
+
+    @property
+    def text(self) -> str:
+        """The text of every text block, joined with newlines (``""`` when there is none)."""
+        return "\n".join(
+            str(block.get("text", "")) for block in self.content if block.get("type") == "text"
+        )
+
+    @property
+    def is_error(self) -> bool:
+        """``isError``: the tool failed (its message is in ``text``)."""
+        return self.get("isError") is True
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The wire ``CallToolResult`` as a plain ``dict`` (a shallow copy)."""
+        return dict(self)
 
 
 class Client:
@@ -244,16 +333,24 @@ class Client:
         return completion
 
     async def call_tool(
-        self, name: str, arguments: dict[str, Any] | None = None, **params: Any
-    ) -> dict[str, Any]:
-        """Call a tool and return the ``CallToolResult`` (``isError`` results are returned).
+        self, /, name: str, arguments: dict[str, Any] | None = None, **params: Any
+    ) -> CallToolResult:
+        """Call a tool and return its :class:`CallToolResult` (``isError`` results are returned).
 
+        ``result.data`` is the returned value without the ``{"result": ...}`` wrapper, read
+        from the tool's published output schema; ``result["structuredContent"]`` still works.
         In the 2026-07-28 era an ``InputRequiredResult`` is answered with the client's
         handlers and the call retried, as a real client does (up to ``max_input_rounds``).
         """
-        return await self.with_input(
+        result = await self.with_input(
             "tools/call", {"name": name, "arguments": arguments or {}, **params}
         )
+        return CallToolResult(result, wrapped="structuredContent" in result and self._wraps(name))
+
+    def _wraps(self, name: str) -> bool:
+        """Whether the tool publishes the ``{"result": ...}`` wrapper as its output schema."""
+        tool = self.app.tools.get(name)
+        return tool is not None and is_wrapper_schema(tool.output_schema)
 
     async def with_input(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """Send a request, answering input requests and retrying until it completes."""
@@ -281,6 +378,18 @@ class Client:
     ) -> None:
         if self._sync is not None:
             self._sync.close()
+
+
+def _blocking(
+    method: Callable[Concatenate[Client, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[SyncClient, P], T]:
+    """``method`` of :class:`Client` as a :class:`SyncClient` method that waits for its result."""
+
+    @functools.wraps(method)
+    def call(self: SyncClient, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self._call(method(self.client, *args, **kwargs))
+
+    return call
 
 
 class SyncClient:
@@ -318,49 +427,16 @@ class SyncClient:
         """Requests the server sent this client (handshake era), answered by its handlers."""
         return self.client.server_requests
 
-    def send_raw(self, data: bytes | str) -> Any:
-        return self._call(self.client.send_raw(data))
-
-    def send(self, message: Any) -> Any:
-        return self._call(self.client.send(message))
-
-    def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
-        return self._call(self.client.request(method, params))
-
-    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        self._call(self.client.notify(method, params))
-
-    def list_tools(self) -> list[dict[str, Any]]:
-        return self._call(self.client.list_tools())
-
-    def call_tool(
-        self, name: str, arguments: dict[str, Any] | None = None, **params: Any
-    ) -> dict[str, Any]:
-        return self._call(self.client.call_tool(name, arguments, **params))
-
-    def with_input(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        return self._call(self.client.with_input(method, params))
-
-    def list_resources(self) -> list[dict[str, Any]]:
-        return self._call(self.client.list_resources())
-
-    def list_resource_templates(self) -> list[dict[str, Any]]:
-        return self._call(self.client.list_resource_templates())
-
-    def list_prompts(self) -> list[dict[str, Any]]:
-        return self._call(self.client.list_prompts())
-
-    def read_resource(self, uri: str) -> list[dict[str, Any]]:
-        return self._call(self.client.read_resource(uri))
-
-    def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
-        return self._call(self.client.get_prompt(name, arguments))
-
-    def complete(
-        self,
-        ref: dict[str, Any],
-        argument: str,
-        value: str = "",
-        context: dict[str, str] | None = None,
-    ) -> dict[str, Any]:
-        return self._call(self.client.complete(ref, argument, value, context))
+    send_raw = _blocking(Client.send_raw)
+    send = _blocking(Client.send)
+    request = _blocking(Client.request)
+    notify = _blocking(Client.notify)
+    list_tools = _blocking(Client.list_tools)
+    call_tool = _blocking(Client.call_tool)
+    with_input = _blocking(Client.with_input)
+    list_resources = _blocking(Client.list_resources)
+    list_resource_templates = _blocking(Client.list_resource_templates)
+    list_prompts = _blocking(Client.list_prompts)
+    read_resource = _blocking(Client.read_resource)
+    get_prompt = _blocking(Client.get_prompt)
+    complete = _blocking(Client.complete)

@@ -4,7 +4,7 @@
 
     def test_add(mcp_client):
         client = mcp_client(app)                       # initialized, closed after the test
-        assert client.call_tool("add", {"a": 1, "b": 2})["isError"] is False
+        assert client.call_tool("add", {"a": 1, "b": 2}).data == 3
 """
 
 from __future__ import annotations
