@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from mcpkit import App, Context, Image, ToolError, ToolResult
 from mcpkit.schema import return_schema
 from mcpkit.testing import CallToolResult, Client, RPCError, SyncClient
-from mcpkit.testing.client import is_wrapper_schema
+from mcpkit.testing.result import is_wrapper_schema
 
 pytest_plugins = ["pytester"]
 

@@ -11,6 +11,7 @@
             assert result["structuredContent"] == {"result": 3}   # the wire dict, as sent
 """
 
-from mcpkit.testing.client import CallToolResult, Client, RPCError, SyncClient
+from mcpkit.testing.client import Client, RPCError, SyncClient
+from mcpkit.testing.result import CallToolResult
 
 __all__ = ["CallToolResult", "Client", "RPCError", "SyncClient"]
