@@ -17,8 +17,9 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails, to_json
 
+from mcpkit._jsonschema import branches, deref, mentions, step, union_members
 from mcpkit.exceptions import InvalidArguments
-from mcpkit.schema import ArgumentsSchema, subschemas
+from mcpkit.schema import ArgumentsSchema
 
 __all__ = ["ArgumentValidator", "error_detail"]
 
@@ -50,7 +51,7 @@ class ArgumentValidator:
     @cached_property
     def _recheck(self) -> bool:
         keywords = ("uniqueItems", "enum", "const", "minimum", "maximum")
-        return any(_mentions(self._schema, k) for k in keywords)
+        return any(mentions(self._schema, k) for k in keywords)
 
     def __call__(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         if self._decodable:
@@ -105,22 +106,16 @@ class ArgumentValidator:
 def _takes_container(schema: Mapping[str, Any]) -> bool:
     if schema.get("type") in ("object", "array"):
         return True
-    branches = schema.get("anyOf") or schema.get("oneOf") or ()
-    return any(isinstance(b, dict) and _takes_container(b) for b in branches)
+    members = union_members(schema) or ()
+    return any(isinstance(b, dict) and _takes_container(b) for b in members)
 
 
 def _takes_string(schema: Mapping[str, Any]) -> bool:
     """A string is a valid value here: it must reach the function as sent, never decoded."""
     if schema.get("type") == "string":
         return True
-    branches = schema.get("anyOf") or schema.get("oneOf") or ()
-    return any(isinstance(b, dict) and _takes_string(b) for b in branches)
-
-
-def _mentions(schema: Any, keyword: str) -> bool:
-    if not isinstance(schema, dict):
-        return False
-    return keyword in schema or any(_mentions(s, keyword) for s in subschemas(schema))
+    members = union_members(schema) or ()
+    return any(isinstance(b, dict) and _takes_string(b) for b in members)
 
 
 # ------------------------------------------------------------------------ uniqueItems
@@ -134,9 +129,9 @@ def _first_violation(
     outside a published enum or range (pydantic takes any integer for an ``IntFlag``)."""
     if not isinstance(schema, dict):
         return None
-    schema = _only_branch(_deref(schema, root), value, root)
+    schema = _only_branch(deref(schema, root), value, root)
     if isinstance(value, bool) and _refuses_bool(schema, root):
-        return path, [v for branch in _branches(schema, root) for v in _enum_values(branch)]
+        return path, [v for branch in branches(schema, root) for v in _enum_values(branch)]
     if isinstance(value, list):
         if schema.get("uniqueItems") and _has_duplicates(value):
             return path, "unique items"
@@ -182,20 +177,20 @@ _JSON_TYPES = {bool: "boolean", int: "integer", float: "number", str: "string"}
 
 def _only_branch(schema: Mapping[str, Any], value: Any, root: Mapping[str, Any]) -> Any:
     """The one union member that can hold ``value`` (the union itself when unclear)."""
-    union = schema.get("anyOf") or schema.get("oneOf")
-    if not isinstance(union, list):
+    union = union_members(schema)
+    if union is None:
         return schema
     kind = "array" if isinstance(value, list) else "object" if isinstance(value, dict) else None
     kind = kind or _JSON_TYPES.get(type(value))
     kinds = (kind, "number", None) if kind == "integer" else (kind, None)  # 5 is a number too
-    fits = [b for b in (_deref(u, root) for u in union) if b.get("type") in kinds]
+    fits = [b for b in (deref(u, root) for u in union) if b.get("type") in kinds]
     return fits[0] if len(fits) == 1 else schema
 
 
 def _refuses_bool(schema: Mapping[str, Any], root: Mapping[str, Any]) -> bool:
-    union = schema.get("anyOf") or schema.get("oneOf")
-    if isinstance(union, list):
-        return all(_refuses_bool(_deref(b, root), root) for b in union if isinstance(b, dict))
+    union = union_members(schema)
+    if union is not None:
+        return all(_refuses_bool(deref(b, root), root) for b in union if isinstance(b, dict))
     if "enum" in schema or "const" in schema:
         return not any(isinstance(v, bool) for v in _enum_values(schema))
     return schema.get("type") not in ("boolean", None)
@@ -272,7 +267,7 @@ def _tag_detail(
     tag = union["discriminator"].get("propertyName") if union else None
     if union is None or not isinstance(tag, str):
         return path, _detail(path, _schema_phrase(target) or "object", error.get("input"))
-    tags = [value for branch in _branches(union, root) for value in _tag_values(branch, tag)]
+    tags = [value for branch in branches(union, root) for value in _tag_values(branch, tag)]
     received = error.get("ctx", {}).get("tag") if error["type"] == "union_tag_invalid" else None
     return (*path, tag), _detail((*path, tag), tags, received)
 
@@ -280,7 +275,7 @@ def _tag_detail(
 def _discriminated(schema: Mapping[str, Any] | None, root: Mapping[str, Any]) -> Any:
     if schema is None:
         return None
-    schema = _deref(schema, root)
+    schema = deref(schema, root)
     if isinstance(schema.get("discriminator"), dict):
         return schema
     for branch in schema.get("anyOf") or ():
@@ -331,48 +326,12 @@ def _locate(
     path: list[Any] = []
     current: list[Mapping[str, Any]] = [root]
     for part in loc:
-        following = [s for schema in current for s in _step(schema, part, root)]
+        following = [s for schema in current for s in step(schema, part, root)]
         if following:
             path.append(part)
             current = following
         # else: a union tag such as 'int' or 'Dog': not a place in the value
     return tuple(path), (current[0] if current else None)
-
-
-def _step(schema: Mapping[str, Any], part: Any, root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    schema = _deref(schema, root)
-    found: list[Mapping[str, Any]] = []
-    for branch in _branches(schema, root):
-        if isinstance(part, int) and not isinstance(part, bool):
-            items = branch.get("items")
-            prefix = branch.get("prefixItems")
-            if isinstance(prefix, list) and part < len(prefix):
-                found.append(_deref(prefix[part], root))
-            elif isinstance(items, dict):
-                found.append(_deref(items, root))
-        elif isinstance(part, str):
-            properties = branch.get("properties", {})
-            extra = branch.get("additionalProperties")
-            if part in properties:
-                found.append(_deref(properties[part], root))
-            elif isinstance(extra, dict) and branch.get("type") == "object":
-                found.append(_deref(extra, root))
-    return found
-
-
-def _branches(schema: Mapping[str, Any], root: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    union = schema.get("anyOf") or schema.get("oneOf")
-    if isinstance(union, list):
-        return [b for s in union if isinstance(s, dict) for b in _branches(_deref(s, root), root)]
-    return [schema]
-
-
-def _deref(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any]:
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        target: Mapping[str, Any] = root.get("$defs", {}).get(ref[len("#/$defs/") :], {})
-        return target
-    return schema
 
 
 _TYPE_WORDS = {
@@ -442,9 +401,9 @@ def _schema_phrase(schema: Mapping[str, Any] | None) -> str | None:
         return None
     if isinstance(schema.get("type"), str):
         return str(schema["type"])
-    union = schema.get("anyOf") or schema.get("oneOf")
-    if isinstance(union, list):
-        words = [w for b in union if isinstance(b, dict) and (w := _schema_phrase(b))]
+    members = union_members(schema)
+    if members is not None:
+        words = [w for b in members if isinstance(b, dict) and (w := _schema_phrase(b))]
         return " or ".join(dict.fromkeys(words)) or None
     return None
 

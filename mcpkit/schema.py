@@ -5,9 +5,9 @@ elicitation forms) comes from here, in three stages, each a function of its own:
 
 1. the caller hands over resolved parameters (:class:`Param`) or a return type;
 2. pydantic builds a ``TypeAdapter`` and its raw JSON Schema (titles switched off);
-3. :func:`clean_schema` rewrites the raw schema into the shape clients handle best: local
-   ``$ref`` inlined (only recursive types keep ``$defs``), invented titles dropped,
-   ``T | None = None`` published as plain ``T``.
+3. :func:`clean_schema` (:mod:`mcpkit._jsonschema`) rewrites the raw schema into the shape
+   clients handle best: local ``$ref`` inlined (only recursive types keep ``$defs``), invented
+   titles dropped, ``T | None = None`` published as plain ``T``.
 
 The post-processing walks schemas *by keyword*: a property called ``title`` or ``default`` is a
 name, never rewritten.
@@ -19,7 +19,7 @@ import enum
 import inspect
 import re
 import types
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from typing import Any, Union
 
@@ -31,6 +31,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from mcpkit._compat import compatible_type
+from mcpkit._jsonschema import clean_schema, subschemas, without_null
 from mcpkit._records import record
 from mcpkit.exceptions import DefinitionError
 
@@ -43,28 +44,11 @@ __all__ = [
     "clean_schema",
     "elicitation_schema",
     "return_schema",
+    "subschemas",
 ]
 
 EMPTY = inspect.Parameter.empty
-_REF_PREFIX = "#/$defs/"
 _STRICT_ARGS = ConfigDict(extra="forbid")
-
-# Keywords whose value is a schema, a list of schemas, or a map of name -> schema.
-_SUBSCHEMA = (
-    "additionalProperties",
-    "items",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contains",
-    "propertyNames",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    "additionalItems",
-)
-_SUBSCHEMA_LIST = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SUBSCHEMA_MAP = ("properties", "patternProperties", "$defs", "dependentSchemas")
 
 
 class _NoTitles(GenerateJsonSchema):
@@ -218,7 +202,7 @@ def _finish_properties(schema: dict[str, Any], params: Sequence[Param], where: s
     for param in params:
         prop = properties[param.name]
         if param.default is None:
-            properties[param.name] = prop = _without_null(prop)
+            properties[param.name] = prop = without_null(prop)
         elif not param.required:
             default = _jsonable(param.default)
             if default is not EMPTY:
@@ -456,169 +440,6 @@ def _type_name(tp: Any) -> str:
 
 def _first_line(exc: BaseException) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-
-
-# ------------------------------------------------------------------ post-processing (pure)
-
-
-def clean_schema(raw: Mapping[str, Any], *, strip_optional: bool = False) -> dict[str, Any]:
-    """Rewrite a raw pydantic schema into mcpkit's published shape.
-
-    Inlines every local ``$ref`` except recursive ones (merging the keys beside a ``$ref``),
-    drops class titles that only repeat the class name, the root ``title``, the root
-    ``additionalProperties: false`` and an empty root ``required``. With ``strip_optional``,
-    properties defaulting to ``null`` lose their ``null`` branch and that default.
-    """
-    defs = {name: _untitled(name, d) for name, d in raw.get("$defs", {}).items()}
-    keep = _recursive_defs(defs)
-    root = {k: v for k, v in raw.items() if k != "$defs"}
-    schema = _inline(root, defs, keep, strip_optional)
-    kept = {name: _inline(defs[name], defs, keep, strip_optional) for name in sorted(keep)}
-    schema = _resolve_root_ref(schema, kept)
-    schema.pop("title", None)
-    if schema.get("additionalProperties") is False:
-        del schema["additionalProperties"]
-    if schema.get("required") == []:
-        del schema["required"]
-    if kept:
-        schema["$defs"] = kept
-    return _type_first(schema)
-
-
-def _type_first(schema: dict[str, Any]) -> dict[str, Any]:
-    if "type" not in schema:
-        return schema
-    return {"type": schema["type"], **{k: v for k, v in schema.items() if k != "type"}}
-
-
-def _untitled(name: str, definition: Mapping[str, Any]) -> dict[str, Any]:
-    title = definition.get("title")
-    if title is None or _class_name(name) != title:
-        return dict(definition)
-    return {k: v for k, v in definition.items() if k != "title"}
-
-
-def _class_name(def_name: str) -> str:
-    # pydantic names defs "Model", "Model-Input" or "module__Model" when names collide.
-    return def_name.rsplit("__", 1)[-1].split("-", 1)[0]
-
-
-def _resolve_root_ref(schema: dict[str, Any], kept: dict[str, Any]) -> dict[str, Any]:
-    """A recursive root type is a bare ``$ref``: publish its definition at the root."""
-    ref = schema.get("$ref")
-    if not isinstance(ref, str) or not ref.startswith(_REF_PREFIX):
-        return schema
-    siblings = {k: v for k, v in schema.items() if k != "$ref"}
-    return {**kept[ref[len(_REF_PREFIX) :]], **siblings}
-
-
-def _inline(node: Any, defs: Mapping[str, Any], keep: set[str], strip_optional: bool) -> Any:
-    if not isinstance(node, dict):
-        return node
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith(_REF_PREFIX) and ref[len(_REF_PREFIX) :] not in keep:
-        siblings = {k: v for k, v in node.items() if k != "$ref"}
-        node = {**defs[ref[len(_REF_PREFIX) :]], **siblings}
-        return _inline(node, defs, keep, strip_optional)
-    out: dict[str, Any] = {"type": node["type"]} if "type" in node else {}
-    for key, value in node.items():
-        if key == "type":
-            continue
-        if key in _SUBSCHEMA:
-            out[key] = _inline(value, defs, keep, strip_optional)
-        elif key in _SUBSCHEMA_LIST and isinstance(value, list):
-            out[key] = [_inline(v, defs, keep, strip_optional) for v in value]
-        elif key in _SUBSCHEMA_MAP and isinstance(value, dict):
-            out[key] = {
-                name: _property(_inline(v, defs, keep, strip_optional), key, strip_optional)
-                for name, v in value.items()
-            }
-        elif key == "discriminator" and isinstance(value, dict):
-            out[key] = _discriminator(value, keep)
-        else:
-            out[key] = value
-    return out
-
-
-def _property(schema: Any, container: str, strip_optional: bool) -> Any:
-    if (
-        strip_optional
-        and container == "properties"
-        and isinstance(schema, dict)
-        and "default" in schema
-        and schema["default"] is None
-    ):
-        return _without_null(schema)
-    return schema
-
-
-def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
-    """``anyOf [T, null]`` with ``default: null`` -> ``T`` (other siblings kept)."""
-    rest = {k: v for k, v in schema.items() if not (k == "default" and v is None)}
-    branches = rest.get("anyOf")
-    if not isinstance(branches, list):
-        return rest
-    kept = [b for b in branches if b != {"type": "null"}]
-    del rest["anyOf"]
-    if len(kept) == 1 and isinstance(kept[0], dict):
-        return {**kept[0], **rest}
-    return {**rest, "anyOf": kept}
-
-
-def _discriminator(value: dict[str, Any], keep: set[str]) -> dict[str, Any]:
-    mapping = value.get("mapping")
-    if not isinstance(mapping, dict):
-        return value
-    live = {
-        tag: ref
-        for tag, ref in mapping.items()
-        if isinstance(ref, str) and ref.startswith(_REF_PREFIX) and ref[len(_REF_PREFIX) :] in keep
-    }
-    out = {k: v for k, v in value.items() if k != "mapping"}
-    if live:
-        out["mapping"] = live
-    return out
-
-
-def _recursive_defs(defs: Mapping[str, Any]) -> set[str]:
-    """The definitions that can reach themselves through ``$ref``s (cycle members)."""
-    edges = {name: set(_refs(d)) & defs.keys() for name, d in defs.items()}
-    return {name for name in defs if _reaches(edges, name, name)}
-
-
-def _reaches(edges: Mapping[str, set[str]], start: str, target: str) -> bool:
-    seen: set[str] = set()
-    stack = list(edges[start])
-    while stack:
-        name = stack.pop()
-        if name == target:
-            return True
-        if name not in seen:
-            seen.add(name)
-            stack.extend(edges.get(name, ()))
-    return False
-
-
-def _refs(node: Any) -> Iterator[str]:
-    """Names of the local definitions a schema refers to, walking by keyword."""
-    if not isinstance(node, dict):
-        return
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith(_REF_PREFIX):
-        yield ref[len(_REF_PREFIX) :]
-    for child in subschemas(node):
-        yield from _refs(child)
-
-
-def subschemas(node: Mapping[str, Any]) -> Iterator[Any]:
-    """The direct subschemas of a schema (by keyword, never by property name)."""
-    for key, value in node.items():
-        if key in _SUBSCHEMA:
-            yield value
-        elif key in _SUBSCHEMA_LIST and isinstance(value, list):
-            yield from value
-        elif key in _SUBSCHEMA_MAP and isinstance(value, dict):
-            yield from value.values()
 
 
 # ---------------------------------------------------------------------- elicitation forms

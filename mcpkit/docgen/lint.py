@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mcpkit._jsonschema import named_types
 from mcpkit.docgen.fields import fields
 from mcpkit.tools import TOOL_NAME
 
@@ -124,10 +125,8 @@ def _shape(where: str, schema: dict[str, Any]) -> Found:
 
 
 def _open_object(schema: dict[str, Any]) -> bool:
-    kinds = schema.get("type")
-    is_object = kinds == "object" or (isinstance(kinds, list) and "object" in kinds)
     return (
-        is_object
+        "object" in (named_types(schema) or ())
         and not schema.get("properties")
         and schema.get("additionalProperties") in (None, True, {})
     )
