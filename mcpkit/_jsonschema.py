@@ -33,7 +33,9 @@ __all__ = [
 
 _REF_PREFIX = "#/$defs/"
 
-# Keywords whose value is a schema, a list of schemas, or a map of name -> schema.
+# Keywords whose value is a schema, a list of schemas, or a map of name -> schema. Older
+# drafts' forms are read too (lint reads hand-written schemas): ``items`` as a list of schemas,
+# ``definitions``, and ``dependencies`` (whose lists of names are no schemas).
 _SUBSCHEMA = (
     "additionalProperties",
     "items",
@@ -48,13 +50,21 @@ _SUBSCHEMA = (
     "additionalItems",
 )
 _SUBSCHEMA_LIST = ("anyOf", "oneOf", "allOf", "prefixItems")
-_SUBSCHEMA_MAP = ("properties", "patternProperties", "$defs", "dependentSchemas")
+_SUBSCHEMA_MAP = (
+    "properties",
+    "patternProperties",
+    "$defs",
+    "dependentSchemas",
+    "definitions",
+    "dependencies",
+)
 _HOLDS: dict[str, type] = {
     **dict.fromkeys(_SUBSCHEMA, object),
     **dict.fromkeys(_SUBSCHEMA_LIST, list),
     **dict.fromkeys(_SUBSCHEMA_MAP, dict),
 }
-"""Keyword -> what its value must be to hold subschemas: a list, a map, or (object) a schema."""
+"""Keyword -> what its value must be to hold subschemas: a list, a map, or (object) a schema
+(or a list of schemas, the older ``items``)."""
 
 
 # ------------------------------------------------------------------------------ subschemas
@@ -64,9 +74,11 @@ def subschemas(node: Mapping[str, Any]) -> Iterator[Any]:
     """The direct subschemas of a schema (by keyword, never by property name)."""
     for key, value in node.items():
         holds = _HOLDS.get(key)
-        if holds is list and isinstance(value, list):
+        if holds is None:
+            continue
+        if isinstance(value, list) and holds is not dict:
             yield from value
-        elif holds is dict and isinstance(value, dict):
+        elif isinstance(value, dict) and holds is dict:
             yield from value.values()
         elif holds is object:
             yield value
@@ -77,9 +89,11 @@ def map_subschemas(node: Mapping[str, Any], change: Callable[[Any], Any]) -> dic
     out: dict[str, Any] = {}
     for key, value in node.items():
         holds = _HOLDS.get(key)
-        if holds is list and isinstance(value, list):
+        if holds is None:
+            out[key] = value
+        elif isinstance(value, list) and holds is not dict:
             out[key] = [change(v) for v in value]
-        elif holds is dict and isinstance(value, dict):
+        elif isinstance(value, dict) and holds is dict:
             out[key] = {name: change(v) for name, v in value.items()}
         else:
             out[key] = change(value) if holds is object else value

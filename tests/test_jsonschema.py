@@ -32,6 +32,7 @@ SUBSCHEMA_CASES: list[tuple[str, dict[str, Any], list[Any]]] = [
     ),
     ("lists", {"anyOf": [INT, STR], "prefixItems": [NULL]}, [INT, STR, NULL]),
     ("maps", {"properties": {"items": INT}, "$defs": {"A": STR}}, [INT, STR]),
+    ("older-drafts", {"items": [INT, STR], "definitions": {"A": NULL}}, [INT, STR, NULL]),
     ("a-map-keyword-holding-a-list-holds-none", {"properties": [INT]}, []),
 ]
 
@@ -49,6 +50,7 @@ def test_map_subschemas_changes_subschemas_only_and_keeps_the_key_order() -> Non
         "type": "object",
         "default": {"type": "x"},
         "anyOf": [STR],
+        "items": [INT],
     }
     marked = map_subschemas(schema, lambda sub: {"seen": sub})
     assert marked == {
@@ -56,6 +58,7 @@ def test_map_subschemas_changes_subschemas_only_and_keeps_the_key_order() -> Non
         "type": "object",
         "default": {"type": "x"},
         "anyOf": [{"seen": STR}],
+        "items": [{"seen": INT}],
     }
     assert list(marked) == list(schema)
 
