@@ -23,6 +23,7 @@ __all__ = [
     "map_subschemas",
     "mentions",
     "named_types",
+    "nested_properties",
     "recursive_defs",
     "step",
     "subschemas",
@@ -105,6 +106,20 @@ def mentions(schema: Any, keyword: str) -> bool:
     if not isinstance(schema, dict):
         return False
     return keyword in schema or any(mentions(s, keyword) for s in subschemas(schema))
+
+
+def nested_properties(
+    schema: Mapping[str, Any], prefix: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], Mapping[str, Any]]]:
+    """``(path, schema)`` of every property reachable through ``properties``, parents first."""
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return
+    for key, sub in properties.items():
+        if isinstance(sub, Mapping):
+            path = (*prefix, key)
+            yield path, sub
+            yield from nested_properties(sub, path)
 
 
 # ------------------------------------------------------------------------------ references

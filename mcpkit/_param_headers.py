@@ -1,7 +1,8 @@
-"""Parameters mirrored into HTTP headers (2026-07-28 ``x-mcp-header``): marked and published.
+"""Parameters mirrored into HTTP headers (2026-07-28 ``x-mcp-header``): marked, published, found.
 
 ``Annotated[str, Header("Region")]`` marks a parameter; :func:`mirror_headers` checks the marks
-and publishes them as ``"x-mcp-header": "Region"`` on the input schema's properties.
+and publishes them as ``"x-mcp-header": "Region"`` on the input schema's properties;
+:func:`header_properties` finds them again in any input schema (mcpkit's or one given by hand).
 """
 
 from __future__ import annotations
@@ -12,10 +13,11 @@ from typing import Any
 
 import typing_extensions
 
+from mcpkit._jsonschema import nested_properties
 from mcpkit._records import record
 from mcpkit.exceptions import DefinitionError
 
-__all__ = ["Header", "mirror_headers"]
+__all__ = ["Header", "header_properties", "mirror_headers"]
 
 
 @record
@@ -63,3 +65,12 @@ def _header_of(annotation: Any) -> Header | None:
     if typing_extensions.get_origin(annotation) is not typing_extensions.Annotated:
         return None
     return next((m for m in annotation.__metadata__ if isinstance(m, Header)), None)
+
+
+def header_properties(schema: Mapping[str, Any]) -> list[tuple[tuple[str, ...], str]]:
+    """``(property path, header name)`` for every ``x-mcp-header`` reachable via ``properties``."""
+    return [
+        (path, sub["x-mcp-header"])
+        for path, sub in nested_properties(schema)
+        if isinstance(sub.get("x-mcp-header"), str)
+    ]

@@ -13,6 +13,7 @@ from mcpkit._jsonschema import (
     map_subschemas,
     mentions,
     named_types,
+    nested_properties,
     recursive_defs,
     step,
     subschemas,
@@ -175,3 +176,14 @@ def test_named_types_and_type_set(
 ) -> None:
     assert named_types(schema) == named
     assert type_set(schema) == types
+
+
+def test_nested_properties_parents_first() -> None:
+    schema = {
+        "properties": {
+            "a": {"properties": {"b": INT, "c": "junk"}},
+            "d": STR,
+        },
+        "items": {"properties": {"e": INT}},
+    }
+    assert [path for path, _ in nested_properties(schema)] == [("a",), ("a", "b"), ("d",)]
