@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from mcpkit._arguments import error_detail
 from mcpkit._records import record
 from mcpkit._signatures import Parameters, check_name, check_signature, parameters
+from mcpkit._validation_errors import error_detail
 from mcpkit._workers import Workers, invoke
 from mcpkit.content import Content
 from mcpkit.context import Context

@@ -124,6 +124,64 @@ LINT_CASES: list[tuple[str, dict[str, list[dict[str, Any]]], list[Finding]]] = [
         ],
     ),
     (
+        "remaining-ref-in-older-draft-keywords",
+        {
+            "tool": [
+                tool(
+                    inputSchema={
+                        "type": "object",
+                        "properties": {
+                            "pair": {
+                                "type": "array",
+                                "description": "d",
+                                "items": [{"$ref": "#/definitions/A"}],
+                            }
+                        },
+                    }
+                ),
+                tool(
+                    "u",
+                    inputSchema={
+                        "type": "object",
+                        "definitions": {"A": {"$ref": "#/definitions/A"}},
+                    },
+                ),
+            ]
+        },
+        [
+            Finding(
+                False,
+                f"tool {name!r}",
+                "the parameter schema keeps a $ref (a recursive type); some clients fail on it",
+            )
+            for name in ("t", "u")
+        ],
+    ),
+    (
+        # Schemas are read by keyword: a property named "$ref" and a default value holding a
+        # "$ref" key are data, not a reference left in the schema.
+        "ref-as-a-name-or-a-value",
+        {
+            "tool": [
+                tool(
+                    inputSchema={
+                        "type": "object",
+                        "properties": {
+                            "$ref": {"type": "string", "description": "d"},
+                            "pointer": {
+                                "type": "object",
+                                "description": "d",
+                                "properties": {"$ref": {"type": "string"}},
+                                "default": {"$ref": "#/$defs/Node"},
+                            },
+                        },
+                    }
+                )
+            ]
+        },
+        [],
+    ),
+    (
         "oneof-in-nested-field",
         {
             "tool": [

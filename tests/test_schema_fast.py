@@ -13,13 +13,13 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
+from mcpkit._pydantic import NoTitles
 from mcpkit.schema import (
     EMPTY,
     Header,
     Param,
     _arguments_adapter,
     _finish_properties,
-    _NoTitles,
     arguments_schema,
     clean_schema,
     fast_schema,
@@ -95,7 +95,7 @@ TYPES = st.recursive(st.sampled_from(LEAVES), with_header, max_leaves=4)
 
 
 def slow(tp: Any, mode: Any) -> dict[str, Any]:
-    raw = TypeAdapter(tp).json_schema(mode=mode, schema_generator=_NoTitles)
+    raw = TypeAdapter(tp).json_schema(mode=mode, schema_generator=NoTitles)
     return clean_schema(raw)
 
 
@@ -123,7 +123,7 @@ def parameter_lists(draw: st.DrawFn) -> list[Param]:
 @given(parameter_lists())
 def test_fast_arguments_equal_the_pydantic_path(params: list[Param]) -> None:
     published = arguments_schema(params, where="tool 't'").schema
-    raw = _arguments_adapter(params, "tool 't'").json_schema(schema_generator=_NoTitles)
+    raw = _arguments_adapter(params, "tool 't'").json_schema(schema_generator=NoTitles)
     expected = clean_schema(raw, strip_optional=True)
     _finish_properties(expected, params, "tool 't'")
     assert published == expected

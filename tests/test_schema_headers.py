@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import pytest
 
 from mcpkit import App, DefinitionError, Header
+from mcpkit._param_headers import header_properties
 
 
 def schema_of(fn: Any) -> dict[str, Any]:
@@ -62,3 +63,19 @@ def test_bad_headers_fail_at_compile(fn: Any, message: str) -> None:
     with pytest.raises(DefinitionError) as caught:
         app.compile()
     assert message in str(caught.value)
+
+
+def test_header_properties_finds_every_mirrored_property() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "target": {
+                "type": "object",
+                "properties": {"shard": {"type": "integer", "x-mcp-header": "Shard"}},
+            },
+            "odd": {"type": "string", "x-mcp-header": 5},
+        },
+    }
+    assert header_properties(schema) == [(("region",), "Region"), (("target", "shard"), "Shard")]
+    assert header_properties({"type": "object"}) == []

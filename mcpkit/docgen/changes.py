@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mcpkit._jsonschema import type_set
+
 __all__ = [
     "INPUT",
     "OUTPUT",
@@ -186,19 +188,6 @@ def _value(old: Any, new: Any, direction: str, label: str, path: str, optional: 
 
 
 # ----------------------------------------------------------------------------- types
-
-
-def type_set(schema: Schema) -> frozenset[str]:
-    """The JSON types a schema admits (``any`` when it does not say)."""
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return frozenset({kind})
-    if isinstance(kind, list):
-        return frozenset(str(k) for k in kind)
-    members = schema.get("anyOf") or schema.get("oneOf")
-    if isinstance(members, list) and members:
-        return frozenset().union(*(type_set(m) for m in members if isinstance(m, dict)))
-    return frozenset({"any"})
 
 
 def _covers(wide: frozenset[str], narrow: frozenset[str]) -> bool:

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from mcpkit._jsonschema import named_types
+
 __all__ = ["Field", "allowed_values", "constraints", "example", "fields", "literal", "type_words"]
 
 Schema = dict[str, Any]
@@ -70,10 +72,8 @@ def type_words(schema: Any) -> str:
     for key, joiner in (("anyOf", " or "), ("oneOf", " or "), ("allOf", " and ")):
         if isinstance(schema.get(key), list):
             return joiner.join(type_words(member) for member in schema[key])
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        return " or ".join(_one_type(schema, str(k)) for k in kind)
-    return _one_type(schema, kind) if isinstance(kind, str) else "any"
+    named = named_types(schema)
+    return "any" if named is None else " or ".join(_one_type(schema, k) for k in named)
 
 
 def _one_type(schema: Schema, kind: str) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mcpkit._jsonschema import mentions, named_types
 from mcpkit.docgen.fields import fields
 from mcpkit.tools import TOOL_NAME
 
@@ -100,19 +101,13 @@ def _item(kind: str, item: dict[str, Any]) -> Found:
 
 
 def _schema(label: str, schema: dict[str, Any], *, describe: bool) -> Found:
-    if _has_ref(schema):
+    if mentions(schema, "$ref"):
         yield False, f"the {label} schema keeps a $ref (a recursive type); some clients fail on it"
     for name, sub in (schema.get("properties") or {}).items():
         if describe and not (isinstance(sub, dict) and sub.get("description")):
             yield False, f"{label} {name!r} has no description; add one to the docstring's Args"
     for field in fields(schema):
         yield from _shape(f"{label} {field.path!r}", field.schema)
-
-
-def _has_ref(value: Any) -> bool:
-    if isinstance(value, dict):
-        return "$ref" in value or any(_has_ref(v) for v in value.values())
-    return isinstance(value, list) and any(_has_ref(v) for v in value)
 
 
 def _shape(where: str, schema: dict[str, Any]) -> Found:
@@ -124,10 +119,8 @@ def _shape(where: str, schema: dict[str, Any]) -> Found:
 
 
 def _open_object(schema: dict[str, Any]) -> bool:
-    kinds = schema.get("type")
-    is_object = kinds == "object" or (isinstance(kinds, list) and "object" in kinds)
     return (
-        is_object
+        "object" in (named_types(schema) or ())
         and not schema.get("properties")
         and schema.get("additionalProperties") in (None, True, {})
     )
