@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import mimetypes
-import re
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -29,14 +28,13 @@ from pydantic_core import to_json
 from mcpkit._arguments import error_detail
 from mcpkit._records import record
 from mcpkit._signatures import check_signature, parameters
+from mcpkit._uritemplate import VARIABLE, UriTemplate
 from mcpkit._workers import Workers, invoke
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams, ResourceNotFound
 from mcpkit.schema import arguments_schema
 
 __all__ = ["Contents", "Resource", "ResourceTemplate", "directory_reader", "template_variables"]
-
-_VARIABLE = re.compile(r"\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 @record
@@ -183,8 +181,8 @@ class ResourceTemplate(_Readable):
     ) -> None:
         super().__init__(fn, where=f"resource template {uri_template!r}", **options)
         self.uri_template = uri_template
-        self.variables = template_variables(uri_template)
-        self._pattern = _template_regex(uri_template)
+        self._uri = UriTemplate(uri_template)
+        self.variables = self._uri.names
         self._check_variables()
         self.completions = dict(completions or {})
         unknown = sorted(set(self.completions) - set(self.variables))
@@ -195,6 +193,9 @@ class ResourceTemplate(_Readable):
         declared = {
             n for n, p in self.signature.parameters.items() if not _is_context_name(p.annotation)
         }
+        twice = sorted({name for name in self.variables if self.variables.count(name) > 1})
+        if twice:
+            raise DefinitionError(f"{self.where}: each variable may appear once (twice: {twice})")
         wanted = set(self.variables)
         missing, extra = sorted(wanted - declared), sorted(declared - wanted)
         if missing or extra:
@@ -221,8 +222,8 @@ class ResourceTemplate(_Readable):
         return result
 
     def match(self, uri: str) -> dict[str, str] | None:
-        found = self._pattern.fullmatch(uri)
-        return found.groupdict() if found else None
+        """The variables' values in ``uri``; ``None`` if it does not match."""
+        return self._uri.match(uri)
 
     def parse(self, values: dict[str, str]) -> dict[str, Any]:
         """Strings -> typed values, strictly; ``-32602`` with the detail when they don't fit."""
@@ -247,18 +248,7 @@ def _is_context_name(annotation: Any) -> bool:
 
 
 def template_variables(uri_template: str) -> tuple[str, ...]:
-    return tuple(name for _, name in _VARIABLE.findall(uri_template))
-
-
-def _template_regex(uri_template: str) -> re.Pattern[str]:
-    pattern, last = [], 0
-    for found in _VARIABLE.finditer(uri_template):
-        pattern.append(re.escape(uri_template[last : found.start()]))
-        body = ".+" if found.group(1) else "[^/?#]+"
-        pattern.append(f"(?P<{found.group(2)}>{body})")
-        last = found.end()
-    pattern.append(re.escape(uri_template[last:]))
-    return re.compile("".join(pattern))
+    return tuple(name for _, name in VARIABLE.findall(uri_template))
 
 
 # ------------------------------------------------------------------------ directories

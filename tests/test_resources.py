@@ -4,7 +4,10 @@ subscriptions, pagination (in memory, both eras)."""
 from __future__ import annotations
 
 import base64
+import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +149,51 @@ def test_templates_parse_variables_strictly(version: str) -> None:
     run(scenario)
 
 
+ADVERSARIAL = """
+import json
+from mcpkit import App
+from mcpkit.testing import Client, RPCError
+
+app = App("slow", "1")
+
+@app.resource("repo://{+owner}/{+path}.md")
+def repo(owner: str, path: str) -> str:
+    return f"{len(owner)} {len(path)}"
+
+@app.resource("pair://{left}.{right}")
+def pair(left: str, right: str) -> str:
+    return f"{len(left)} {len(right)}"
+
+answers = []
+with Client(app) as client:
+    for uri in (
+        "repo://" + "a/" * 500_000,  # no ".md": every split of 1 MB tried, ~1e12 steps
+        "pair://" + "a." * 500_000 + "/",
+        "repo://" + "/" * 16_000 + "x.md",  # within the limit, the longest owner wins
+        "pair://" + "a." * 8_000 + "b",
+    ):
+        try:
+            answers.append(client.read_resource(uri)[0]["text"])
+        except RPCError as exc:
+            answers.append([exc.code, exc.message, exc.data == {"uri": uri}])
+print(json.dumps(answers))
+"""
+
+
+def test_adversarial_uris_do_not_backtrack() -> None:
+    # in a child process: a regular expression holds the GIL while it backtracks, so a thread
+    # could not even be abandoned; the timeout only guards the run (the old matcher needed hours)
+    done = subprocess.run(
+        [sys.executable, "-c", ADVERSARIAL], capture_output=True, text=True, timeout=120
+    )
+    assert json.loads(done.stdout) == [
+        [-32002, "Resource not found", True],
+        [-32002, "Resource not found", True],
+        "15999 1",
+        "15999 1",
+    ]
+
+
 def test_unknown_uri_is_an_error_per_era_never_empty_contents() -> None:
     async def scenario() -> None:
         for version, code in ((HANDSHAKE, -32002), (STATELESS, -32602)):
@@ -176,6 +224,12 @@ def test_template_parameters_must_match_variables() -> None:
         @app.resource("memo://static")
         def static(x: int) -> str:
             return ""
+
+    with pytest.raises(DefinitionError, match=r"each variable may appear once \(twice: \['a'\]\)"):
+
+        @app.resource("pairs://{a}/{a}")
+        def twice(a: str) -> str:
+            return a
 
     app.add_resource("memo://a", lambda: "")
     with pytest.raises(DefinitionError, match="defined twice"):
