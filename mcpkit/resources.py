@@ -222,7 +222,7 @@ class ResourceTemplate(_Readable):
         return result
 
     def match(self, uri: str) -> dict[str, str] | None:
-        """The variables' values in ``uri``; ``None`` if it does not match."""
+        """The variables' values in ``uri``, percent-decoded; ``None`` if it does not match."""
         return self._uri.match(uri)
 
     def parse(self, values: dict[str, str]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -459,3 +460,68 @@ def test_a_template_may_say_not_found() -> None:
                 assert (error.code, error.data) == (code, {"uri": "users://2"})
 
     run(scenario)
+
+
+# ----------------------------------------------------------------------- percent-encoding
+
+
+@era
+def test_template_values_are_percent_decoded(
+    served: Path, version: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = App("decoded", "1")
+
+    @app.resource("user://{name}/profile")
+    def profile(name: str) -> str:
+        return name
+
+    @app.resource("docs://{+path}")
+    def doc(path: str) -> str:
+        return path
+
+    (served / "my file.txt").write_text("spaced", encoding="utf-8")
+    app.add_directory(served)
+    not_found = -32002 if version == HANDSHAKE else -32602
+
+    async def scenario() -> None:
+        async with Client(app, protocol_version=version) as client:
+            assert await client.read_resource("user://Jos%C3%A9/profile") == [
+                {"uri": "user://Jos%C3%A9/profile", "mimeType": "text/plain", "text": "José"}
+            ]
+            # {var}: every triplet decoded; {+var}: those of reserved characters stay
+            for uri, value in (
+                ("user://a%2Fb%3Fc%25/profile", "a/b?c%"),
+                ("docs://guides/a%20b%2Fc%3f%25%7E", "guides/a b%2Fc%3f%~"),
+                ("file:///my%20file.txt", "spaced"),
+                ("file:///sub/d%61ta.json", '{"k": 1}'),
+            ):
+                assert (await client.read_resource(uri))[0]["text"] == value, uri
+            # a decoded ".." is still refused; an encoded "/" is part of a name, not a separator
+            for uri, path in (
+                ("file:///%2e%2e/secret.txt", "../secret.txt"),
+                ("file:///sub/%2E%2E/%2e%2e/secret.txt", "sub/../../secret.txt"),
+            ):
+                error = await rpc_error(client.read_resource(uri))
+                assert (error.code, error.message) == (
+                    -32602,
+                    f"Invalid params: path {path!r} leaves the served directory",
+                ), uri
+            for uri in (
+                "file:///..%2fsecret.txt",
+                "file:///%2e%2e%2Fsecret.txt",
+                "user://%zz/profile",  # not a triplet
+                "user://%4/profile",  # cut short
+                "user://Jos%C3/profile",  # not UTF-8
+                "docs://%FF",
+                "file:///%E9t%E9.txt",  # Latin-1
+            ):
+                error = await rpc_error(client.read_resource(uri))
+                assert (error.code, error.message, error.data) == (
+                    not_found,
+                    "Resource not found",
+                    {"uri": uri},
+                ), uri
+
+    with caplog.at_level(logging.ERROR, logger="mcpkit"):
+        run(scenario)
+    assert caplog.records == []

@@ -1,5 +1,6 @@
 """URI templates: how a URI is cut into variables (the same as the regular expression used
-before, without its backtracking), and the length limit of templates that split several ways."""
+before, without its backtracking), the length limit of templates that split several ways, and
+how values are percent-decoded."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpkit._uritemplate import MAX_SPLIT_LENGTH, VARIABLE, UriTemplate
+from mcpkit._uritemplate import MAX_SPLIT_LENGTH, VARIABLE, UriTemplate, decode
 
 
 def backtracking(template: str) -> re.Pattern[str]:
@@ -82,3 +83,36 @@ def test_templates_that_split_several_ways_match_uris_up_to_the_limit() -> None:
     # templates that cut a URI at once have no such limit
     long = "x" * (2 * MAX_SPLIT_LENGTH)
     assert UriTemplate("users://{id}/{+path}").split(f"users://1/{long}") == ["1", long]
+
+
+@pytest.mark.parametrize(
+    ("part", "reserved", "value"),
+    [
+        ("plain", False, "plain"),
+        ("Jos%C3%A9", False, "José"),
+        ("a%2Fb%3f%20c", False, "a/b? c"),
+        ("a%2Fb%3f%20c", True, "a%2Fb%3f c"),
+        ("%2e%2e%7e%41", True, "..~A"),
+        ("50%25", True, "50%"),
+        ("café", True, "café"),
+        ("%zz", False, None),
+        ("%4", True, None),
+        ("%C3", False, None),
+        ("%C3%2F%A9", True, None),
+    ],
+    ids=[
+        "no-triplet",
+        "utf-8",
+        "simple-decodes-all",
+        "reserved-keeps-reserved",
+        "unreserved-decoded",
+        "percent",
+        "raw-non-ascii",
+        "not-hex",
+        "cut-short",
+        "not-utf-8",
+        "utf-8-split-by-a-kept-triplet",
+    ],
+)
+def test_decode(part: str, reserved: bool, value: str | None) -> None:
+    assert decode(part, reserved) == value
