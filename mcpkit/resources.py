@@ -16,10 +16,8 @@ blob), a model / dict / list (JSON text), :class:`Contents` or a list of those.
 from __future__ import annotations
 
 import base64
-import mimetypes
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -31,10 +29,10 @@ from mcpkit._signatures import check_signature, parameters
 from mcpkit._uritemplate import VARIABLE, UriTemplate
 from mcpkit._workers import Workers, invoke
 from mcpkit.context import Context
-from mcpkit.exceptions import DefinitionError, InvalidParams, ResourceNotFound
+from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.schema import arguments_schema
 
-__all__ = ["Contents", "Resource", "ResourceTemplate", "directory_reader", "template_variables"]
+__all__ = ["Contents", "Resource", "ResourceTemplate", "template_variables"]
 
 
 @record
@@ -249,40 +247,3 @@ def _is_context_name(annotation: Any) -> bool:
 
 def template_variables(uri_template: str) -> tuple[str, ...]:
     return tuple(name for _, name in VARIABLE.findall(uri_template))
-
-
-# ------------------------------------------------------------------------ directories
-
-
-def directory_reader(root: str | Path) -> Callable[[str], Contents]:
-    """A reader for files under ``root`` that refuses to leave it.
-
-    ``..`` parts, absolute paths and symlinks that resolve outside ``root`` are refused with
-    ``-32602``; a missing file is a resource that does not exist.
-    """
-    base = Path(root).resolve(strict=True)
-
-    def read(path: str) -> Contents:
-        target = _inside(base, path)
-        mime, _ = mimetypes.guess_type(target.name)
-        data = target.read_bytes()
-        if mime is None or mime.startswith("text/") or mime == "application/json":
-            try:
-                return Contents(text=data.decode("utf-8"), mime_type=mime or "text/plain")
-            except UnicodeDecodeError:
-                pass
-        return Contents(blob=data, mime_type=mime or "application/octet-stream")
-
-    return read
-
-
-def _inside(base: Path, relative: str) -> Path:
-    parts = Path(relative).parts
-    if Path(relative).is_absolute() or ".." in parts or "\\" in relative:
-        raise InvalidParams(f"Invalid params: path {relative!r} leaves the served directory")
-    target = (base / relative).resolve()
-    if base != target and base not in target.parents:
-        raise InvalidParams(f"Invalid params: path {relative!r} leaves the served directory")
-    if not target.is_file():
-        raise ResourceNotFound(data={"uri": relative})
-    return target

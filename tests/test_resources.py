@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from features_support import HANDSHAKE, STATELESS, Client, era, rpc_error, run, settle
+from features_support import HANDSHAKE, STATELESS, Client, RPCError, era, rpc_error, run, settle
 from pydantic import BaseModel
 
-from mcpkit import App, Context, DefinitionError
+from mcpkit import App, Context, DefinitionError, _directory
 from mcpkit.resources import Contents
 
 
@@ -327,7 +327,9 @@ def served(tmp_path: Path) -> Path:
 
 
 @era
-def test_directory_serves_files_and_refuses_traversal(served: Path, version: str) -> None:
+def test_directory_serves_files_and_refuses_traversal(
+    served: Path, version: str, opener: bool
+) -> None:
     app = App("files", "1")
     template = app.add_directory(served, uri_prefix="file:///", description="My files.")
     assert template.definition == {
@@ -365,6 +367,95 @@ def test_directory_serves_files_and_refuses_traversal(served: Path, version: str
             }
 
     run(scenario)
+
+
+@pytest.fixture(params=[True, False], ids=["walk", "resolve"])
+def opener(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Both ways of opening: name by name (POSIX) and resolve-then-check (Windows)."""
+    walks: bool = request.param
+    monkeypatch.setattr(_directory, "_WALKS", walks)
+    return walks
+
+
+def test_directory_follows_symlinks_only_inside_the_root(served: Path, opener: bool) -> None:
+    os.symlink("sub/data.json", served / "relative.json")
+    os.symlink("../hello.txt", served / "sub" / "back.txt")
+    os.symlink("sub", served / "alias")
+    os.symlink("../../secret.txt", served / "sub" / "out.txt")
+    os.symlink("loop", served / "loop")
+    app = App("files", "1")
+    app.add_directory(served)
+
+    async def scenario() -> None:
+        async with Client(app) as client:
+            for uri, text in (
+                ("file:///relative.json", '{"k": 1}'),
+                ("file:///sub/back.txt", "hi there"),
+                ("file:///alias/data.json", '{"k": 1}'),
+                ("file:///alias/../hello.txt", None),
+                ("file:///inside.txt", "hi there"),
+            ):
+                if text is None:
+                    error = await rpc_error(client.read_resource(uri))
+                    assert error.code == -32602, uri  # ".." as written is refused
+                else:
+                    assert (await client.read_resource(uri))[0]["text"] == text, uri
+            error = await rpc_error(client.read_resource("file:///sub/out.txt"))
+            assert (error.code, error.message) == (
+                -32602,
+                "Invalid params: path 'sub/out.txt' leaves the served directory",
+            )
+            loop = await rpc_error(client.read_resource("file:///loop"))
+            assert (loop.code, loop.data) == (-32002, {"uri": "file:///loop"})
+
+    run(scenario)
+
+
+FLIPPER = """
+import os, sys
+folder, aside, outside = sys.argv[1:]
+print("flipping", flush=True)
+while True:
+    os.rename(folder, aside)
+    os.symlink(outside, folder)
+    os.unlink(folder)
+    os.rename(aside, folder)
+"""
+
+
+def test_directory_swapped_for_a_symlink_mid_read_never_serves_outside(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (root / "sub" / "data.txt").write_text("inside", encoding="utf-8")
+    (outside / "data.txt").write_text("outside secret", encoding="utf-8")
+    app = App("files", "1")
+    app.add_directory(root)
+    # another process flips root/sub between the folder and a symlink to outside/: truly
+    # concurrent with the reads, where a thread would flip only between the server's steps
+    args = [str(root / "sub"), str(tmp_path / "aside"), str(outside)]
+    answers: set[Any] = set()
+    with subprocess.Popen(
+        [sys.executable, "-c", FLIPPER, *args], stdout=subprocess.PIPE, text=True
+    ) as flipper:
+        try:
+            assert flipper.stdout is not None
+            assert flipper.stdout.readline() == "flipping\n"
+            with Client(app) as client:
+                for _ in range(2000):
+                    try:
+                        answers.add(client.read_resource("file:///sub/data.txt")[0]["text"])
+                    except RPCError as exc:
+                        answers.add((exc.code, exc.message))
+                    assert "outside secret" not in answers
+        finally:
+            flipper.kill()
+    # each read saw the folder, the symlink, or neither (mid-flip); none failed inside
+    assert answers <= {
+        "inside",
+        (-32602, "Invalid params: path 'sub/data.txt' leaves the served directory"),
+        (-32002, "Resource not found"),
+    }
 
 
 # ----------------------------------------------------------------------- subscriptions
