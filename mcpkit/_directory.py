@@ -7,7 +7,8 @@ followed only while it stays inside the root (a relative target, or an absolute 
 root), and ``..`` goes back to a directory already open, refused at the root. What is opened is
 what is read and no name is looked up twice, so swapping a directory for a symlink while a read
 runs cannot serve a file from outside, and nothing outside the root is ever opened. What is not a
-regular file (a directory, a FIFO, a device) is not found.
+regular file (a directory, a FIFO, a device) is not found; neither is a name no file can have (a
+NUL byte, a name too long).
 
 Where ``os.open`` cannot open relative to a directory or refuse a symlink (Windows), the path is
 resolved and checked, the resolved path opened, then resolved again: it must still be the same,
@@ -38,7 +39,9 @@ _ROOT = _READ | getattr(os, "O_DIRECTORY", 0)
 _DIRECTORY = _ROOT | getattr(os, "O_NOFOLLOW", 0)
 _FILE = _READ | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)  # a FIFO never blocks
 
-_NO_SUCH_NAME = frozenset({errno.ENOENT, errno.ENOTDIR, errno.ELOOP, errno.EISDIR, errno.EINVAL})
+_NO_SUCH_NAME = frozenset(
+    {errno.ENOENT, errno.ENOTDIR, errno.ENAMETOOLONG, errno.ELOOP, errno.EISDIR, errno.EINVAL}
+)
 """Failures that mean "no such file"; others (``EACCES``, ``EMFILE``) are the server's faults."""
 
 _MAX_LINKS = 40  # as Linux's MAXSYMLINKS: a loop of symlinks ends as "not found"
@@ -196,6 +199,8 @@ def _resolved(root: _Root, path: str) -> str:
 def _check_written(path: str) -> None:
     if Path(path).is_absolute() or ".." in Path(path).parts or "\\" in path:
         raise _leaves(path)
+    if "\x00" in path:
+        raise _not_found(path)
 
 
 def _failed(exc: OSError, path: str) -> Exception:

@@ -458,6 +458,35 @@ def test_directory_swapped_for_a_symlink_mid_read_never_serves_outside(tmp_path:
     }
 
 
+def test_names_no_file_can_have_are_not_found(
+    served: Path, opener: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    os.mkfifo(served / "fifo")
+    app = App("files", "1")
+    app.add_directory(served)
+
+    async def scenario() -> None:
+        async with Client(app) as client:
+            for uri in (
+                "file:///a\x00b.txt",
+                "file:///a%00b.txt",
+                "file:///" + "n" * 300,  # longer than a name may be
+                "file:///sub/" + "n" * 300,
+                "file:///" + "d/" * 3000 + "x",  # longer than a path may be
+                "file:///fifo",  # not a regular file (and never blocks)
+            ):
+                error = await rpc_error(client.read_resource(uri))
+                assert (error.code, error.message, error.data) == (
+                    -32002,
+                    "Resource not found",
+                    {"uri": uri},
+                ), uri[:40]
+
+    with caplog.at_level(logging.ERROR, logger="mcpkit"):
+        run(scenario)
+    assert caplog.records == []
+
+
 # ----------------------------------------------------------------------- subscriptions
 
 
