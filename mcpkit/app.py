@@ -9,9 +9,10 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
+from mcpkit._directory import directory_reader
 from mcpkit.exceptions import DefinitionError
 from mcpkit.prompts import Prompt
-from mcpkit.resources import Resource, ResourceTemplate, directory_reader, template_variables
+from mcpkit.resources import Resource, ResourceTemplate, template_variables
 from mcpkit.tools import Tool, ToolAnnotations
 
 __all__ = ["App"]

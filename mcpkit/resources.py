@@ -16,11 +16,8 @@ blob), a model / dict / list (JSON text), :class:`Contents` or a list of those.
 from __future__ import annotations
 
 import base64
-import mimetypes
-import re
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -29,14 +26,13 @@ from pydantic_core import to_json
 from mcpkit._arguments import error_detail
 from mcpkit._records import record
 from mcpkit._signatures import check_signature, parameters
+from mcpkit._uritemplate import VARIABLE, UriTemplate
 from mcpkit._workers import Workers, invoke
 from mcpkit.context import Context
-from mcpkit.exceptions import DefinitionError, InvalidParams, ResourceNotFound
+from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.schema import arguments_schema
 
-__all__ = ["Contents", "Resource", "ResourceTemplate", "directory_reader", "template_variables"]
-
-_VARIABLE = re.compile(r"\{(\+?)([A-Za-z_][A-Za-z0-9_]*)\}")
+__all__ = ["Contents", "Resource", "ResourceTemplate", "template_variables"]
 
 
 @record
@@ -183,8 +179,8 @@ class ResourceTemplate(_Readable):
     ) -> None:
         super().__init__(fn, where=f"resource template {uri_template!r}", **options)
         self.uri_template = uri_template
-        self.variables = template_variables(uri_template)
-        self._pattern = _template_regex(uri_template)
+        self._uri = UriTemplate(uri_template)
+        self.variables = self._uri.names
         self._check_variables()
         self.completions = dict(completions or {})
         unknown = sorted(set(self.completions) - set(self.variables))
@@ -195,6 +191,9 @@ class ResourceTemplate(_Readable):
         declared = {
             n for n, p in self.signature.parameters.items() if not _is_context_name(p.annotation)
         }
+        twice = sorted({name for name in self.variables if self.variables.count(name) > 1})
+        if twice:
+            raise DefinitionError(f"{self.where}: each variable may appear once (twice: {twice})")
         wanted = set(self.variables)
         missing, extra = sorted(wanted - declared), sorted(declared - wanted)
         if missing or extra:
@@ -221,8 +220,8 @@ class ResourceTemplate(_Readable):
         return result
 
     def match(self, uri: str) -> dict[str, str] | None:
-        found = self._pattern.fullmatch(uri)
-        return found.groupdict() if found else None
+        """The variables' values in ``uri``, percent-decoded; ``None`` if it does not match."""
+        return self._uri.match(uri)
 
     def parse(self, values: dict[str, str]) -> dict[str, Any]:
         """Strings -> typed values, strictly; ``-32602`` with the detail when they don't fit."""
@@ -247,52 +246,4 @@ def _is_context_name(annotation: Any) -> bool:
 
 
 def template_variables(uri_template: str) -> tuple[str, ...]:
-    return tuple(name for _, name in _VARIABLE.findall(uri_template))
-
-
-def _template_regex(uri_template: str) -> re.Pattern[str]:
-    pattern, last = [], 0
-    for found in _VARIABLE.finditer(uri_template):
-        pattern.append(re.escape(uri_template[last : found.start()]))
-        body = ".+" if found.group(1) else "[^/?#]+"
-        pattern.append(f"(?P<{found.group(2)}>{body})")
-        last = found.end()
-    pattern.append(re.escape(uri_template[last:]))
-    return re.compile("".join(pattern))
-
-
-# ------------------------------------------------------------------------ directories
-
-
-def directory_reader(root: str | Path) -> Callable[[str], Contents]:
-    """A reader for files under ``root`` that refuses to leave it.
-
-    ``..`` parts, absolute paths and symlinks that resolve outside ``root`` are refused with
-    ``-32602``; a missing file is a resource that does not exist.
-    """
-    base = Path(root).resolve(strict=True)
-
-    def read(path: str) -> Contents:
-        target = _inside(base, path)
-        mime, _ = mimetypes.guess_type(target.name)
-        data = target.read_bytes()
-        if mime is None or mime.startswith("text/") or mime == "application/json":
-            try:
-                return Contents(text=data.decode("utf-8"), mime_type=mime or "text/plain")
-            except UnicodeDecodeError:
-                pass
-        return Contents(blob=data, mime_type=mime or "application/octet-stream")
-
-    return read
-
-
-def _inside(base: Path, relative: str) -> Path:
-    parts = Path(relative).parts
-    if Path(relative).is_absolute() or ".." in parts or "\\" in relative:
-        raise InvalidParams(f"Invalid params: path {relative!r} leaves the served directory")
-    target = (base / relative).resolve()
-    if base != target and base not in target.parents:
-        raise InvalidParams(f"Invalid params: path {relative!r} leaves the served directory")
-    if not target.is_file():
-        raise ResourceNotFound(data={"uri": relative})
-    return target
+    return tuple(name for _, name in VARIABLE.findall(uri_template))

@@ -4,15 +4,19 @@ subscriptions, pagination (in memory, both eras)."""
 from __future__ import annotations
 
 import base64
+import json
+import logging
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from features_support import HANDSHAKE, STATELESS, Client, era, rpc_error, run, settle
+from features_support import HANDSHAKE, STATELESS, Client, RPCError, era, rpc_error, run, settle
 from pydantic import BaseModel
 
-from mcpkit import App, Context, DefinitionError
+from mcpkit import App, Context, DefinitionError, _directory
 from mcpkit.resources import Contents
 
 
@@ -146,6 +150,51 @@ def test_templates_parse_variables_strictly(version: str) -> None:
     run(scenario)
 
 
+ADVERSARIAL = """
+import json
+from mcpkit import App
+from mcpkit.testing import Client, RPCError
+
+app = App("slow", "1")
+
+@app.resource("repo://{+owner}/{+path}.md")
+def repo(owner: str, path: str) -> str:
+    return f"{len(owner)} {len(path)}"
+
+@app.resource("pair://{left}.{right}")
+def pair(left: str, right: str) -> str:
+    return f"{len(left)} {len(right)}"
+
+answers = []
+with Client(app) as client:
+    for uri in (
+        "repo://" + "a/" * 500_000,  # no ".md": every split of 1 MB tried, ~1e12 steps
+        "pair://" + "a." * 500_000 + "/",
+        "repo://" + "/" * 16_000 + "x.md",  # within the limit, the longest owner wins
+        "pair://" + "a." * 8_000 + "b",
+    ):
+        try:
+            answers.append(client.read_resource(uri)[0]["text"])
+        except RPCError as exc:
+            answers.append([exc.code, exc.message, exc.data == {"uri": uri}])
+print(json.dumps(answers))
+"""
+
+
+def test_adversarial_uris_do_not_backtrack() -> None:
+    # in a child process: a regular expression holds the GIL while it backtracks, so a thread
+    # could not even be abandoned; the timeout only guards the run (the old matcher needed hours)
+    done = subprocess.run(
+        [sys.executable, "-c", ADVERSARIAL], capture_output=True, text=True, timeout=120
+    )
+    assert json.loads(done.stdout) == [
+        [-32002, "Resource not found", True],
+        [-32002, "Resource not found", True],
+        "15999 1",
+        "15999 1",
+    ]
+
+
 def test_unknown_uri_is_an_error_per_era_never_empty_contents() -> None:
     async def scenario() -> None:
         for version, code in ((HANDSHAKE, -32002), (STATELESS, -32602)):
@@ -176,6 +225,12 @@ def test_template_parameters_must_match_variables() -> None:
         @app.resource("memo://static")
         def static(x: int) -> str:
             return ""
+
+    with pytest.raises(DefinitionError, match=r"each variable may appear once \(twice: \['a'\]\)"):
+
+        @app.resource("pairs://{a}/{a}")
+        def twice(a: str) -> str:
+            return a
 
     app.add_resource("memo://a", lambda: "")
     with pytest.raises(DefinitionError, match="defined twice"):
@@ -272,7 +327,9 @@ def served(tmp_path: Path) -> Path:
 
 
 @era
-def test_directory_serves_files_and_refuses_traversal(served: Path, version: str) -> None:
+def test_directory_serves_files_and_refuses_traversal(
+    served: Path, version: str, opener: bool
+) -> None:
     app = App("files", "1")
     template = app.add_directory(served, uri_prefix="file:///", description="My files.")
     assert template.definition == {
@@ -310,6 +367,124 @@ def test_directory_serves_files_and_refuses_traversal(served: Path, version: str
             }
 
     run(scenario)
+
+
+@pytest.fixture(params=[True, False], ids=["walk", "resolve"])
+def opener(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> bool:
+    """Both ways of opening: name by name (POSIX) and resolve-then-check (Windows)."""
+    walks: bool = request.param
+    monkeypatch.setattr(_directory, "_WALKS", walks)
+    return walks
+
+
+def test_directory_follows_symlinks_only_inside_the_root(served: Path, opener: bool) -> None:
+    os.symlink("sub/data.json", served / "relative.json")
+    os.symlink("../hello.txt", served / "sub" / "back.txt")
+    os.symlink("sub", served / "alias")
+    os.symlink("../../secret.txt", served / "sub" / "out.txt")
+    os.symlink("loop", served / "loop")
+    app = App("files", "1")
+    app.add_directory(served)
+
+    async def scenario() -> None:
+        async with Client(app) as client:
+            for uri, text in (
+                ("file:///relative.json", '{"k": 1}'),
+                ("file:///sub/back.txt", "hi there"),
+                ("file:///alias/data.json", '{"k": 1}'),
+                ("file:///alias/../hello.txt", None),
+                ("file:///inside.txt", "hi there"),
+            ):
+                if text is None:
+                    error = await rpc_error(client.read_resource(uri))
+                    assert error.code == -32602, uri  # ".." as written is refused
+                else:
+                    assert (await client.read_resource(uri))[0]["text"] == text, uri
+            error = await rpc_error(client.read_resource("file:///sub/out.txt"))
+            assert (error.code, error.message) == (
+                -32602,
+                "Invalid params: path 'sub/out.txt' leaves the served directory",
+            )
+            loop = await rpc_error(client.read_resource("file:///loop"))
+            assert (loop.code, loop.data) == (-32002, {"uri": "file:///loop"})
+
+    run(scenario)
+
+
+FLIPPER = """
+import os, sys
+folder, aside, outside = sys.argv[1:]
+print("flipping", flush=True)
+while True:
+    os.rename(folder, aside)
+    os.symlink(outside, folder)
+    os.unlink(folder)
+    os.rename(aside, folder)
+"""
+
+
+def test_directory_swapped_for_a_symlink_mid_read_never_serves_outside(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (root / "sub" / "data.txt").write_text("inside", encoding="utf-8")
+    (outside / "data.txt").write_text("outside secret", encoding="utf-8")
+    app = App("files", "1")
+    app.add_directory(root)
+    # another process flips root/sub between the folder and a symlink to outside/: truly
+    # concurrent with the reads, where a thread would flip only between the server's steps
+    args = [str(root / "sub"), str(tmp_path / "aside"), str(outside)]
+    answers: set[Any] = set()
+    with subprocess.Popen(
+        [sys.executable, "-c", FLIPPER, *args], stdout=subprocess.PIPE, text=True
+    ) as flipper:
+        try:
+            assert flipper.stdout is not None
+            assert flipper.stdout.readline() == "flipping\n"
+            with Client(app) as client:
+                for _ in range(2000):
+                    try:
+                        answers.add(client.read_resource("file:///sub/data.txt")[0]["text"])
+                    except RPCError as exc:
+                        answers.add((exc.code, exc.message))
+                    assert "outside secret" not in answers
+        finally:
+            flipper.kill()
+    # each read saw the folder, the symlink, or neither (mid-flip); none failed inside
+    assert answers <= {
+        "inside",
+        (-32602, "Invalid params: path 'sub/data.txt' leaves the served directory"),
+        (-32002, "Resource not found"),
+    }
+
+
+def test_names_no_file_can_have_are_not_found(
+    served: Path, opener: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    os.mkfifo(served / "fifo")
+    app = App("files", "1")
+    app.add_directory(served)
+
+    async def scenario() -> None:
+        async with Client(app) as client:
+            for uri in (
+                "file:///a\x00b.txt",
+                "file:///a%00b.txt",
+                "file:///" + "n" * 300,  # longer than a name may be
+                "file:///sub/" + "n" * 300,
+                "file:///" + "d/" * 3000 + "x",  # longer than a path may be
+                "file:///fifo",  # not a regular file (and never blocks)
+            ):
+                error = await rpc_error(client.read_resource(uri))
+                assert (error.code, error.message, error.data) == (
+                    -32002,
+                    "Resource not found",
+                    {"uri": uri},
+                ), uri[:40]
+
+    with caplog.at_level(logging.ERROR, logger="mcpkit"):
+        run(scenario)
+    assert caplog.records == []
 
 
 # ----------------------------------------------------------------------- subscriptions
@@ -405,3 +580,68 @@ def test_a_template_may_say_not_found() -> None:
                 assert (error.code, error.data) == (code, {"uri": "users://2"})
 
     run(scenario)
+
+
+# ----------------------------------------------------------------------- percent-encoding
+
+
+@era
+def test_template_values_are_percent_decoded(
+    served: Path, version: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = App("decoded", "1")
+
+    @app.resource("user://{name}/profile")
+    def profile(name: str) -> str:
+        return name
+
+    @app.resource("docs://{+path}")
+    def doc(path: str) -> str:
+        return path
+
+    (served / "my file.txt").write_text("spaced", encoding="utf-8")
+    app.add_directory(served)
+    not_found = -32002 if version == HANDSHAKE else -32602
+
+    async def scenario() -> None:
+        async with Client(app, protocol_version=version) as client:
+            assert await client.read_resource("user://Jos%C3%A9/profile") == [
+                {"uri": "user://Jos%C3%A9/profile", "mimeType": "text/plain", "text": "José"}
+            ]
+            # {var}: every triplet decoded; {+var}: those of reserved characters stay
+            for uri, value in (
+                ("user://a%2Fb%3Fc%25/profile", "a/b?c%"),
+                ("docs://guides/a%20b%2Fc%3f%25%7E", "guides/a b%2Fc%3f%~"),
+                ("file:///my%20file.txt", "spaced"),
+                ("file:///sub/d%61ta.json", '{"k": 1}'),
+            ):
+                assert (await client.read_resource(uri))[0]["text"] == value, uri
+            # a decoded ".." is still refused; an encoded "/" is part of a name, not a separator
+            for uri, path in (
+                ("file:///%2e%2e/secret.txt", "../secret.txt"),
+                ("file:///sub/%2E%2E/%2e%2e/secret.txt", "sub/../../secret.txt"),
+            ):
+                error = await rpc_error(client.read_resource(uri))
+                assert (error.code, error.message) == (
+                    -32602,
+                    f"Invalid params: path {path!r} leaves the served directory",
+                ), uri
+            for uri in (
+                "file:///..%2fsecret.txt",
+                "file:///%2e%2e%2Fsecret.txt",
+                "user://%zz/profile",  # not a triplet
+                "user://%4/profile",  # cut short
+                "user://Jos%C3/profile",  # not UTF-8
+                "docs://%FF",
+                "file:///%E9t%E9.txt",  # Latin-1
+            ):
+                error = await rpc_error(client.read_resource(uri))
+                assert (error.code, error.message, error.data) == (
+                    not_found,
+                    "Resource not found",
+                    {"uri": uri},
+                ), uri
+
+    with caplog.at_level(logging.ERROR, logger="mcpkit"):
+        run(scenario)
+    assert caplog.records == []
