@@ -24,7 +24,7 @@ from mcpkit._validation_errors import detail, error_detail, locate
 from mcpkit.exceptions import InvalidArguments
 from mcpkit.schema import ArgumentsSchema
 
-__all__ = ["ArgumentValidator", "error_detail"]
+__all__ = ["ArgumentValidator"]
 
 
 class ArgumentValidator:

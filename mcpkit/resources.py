@@ -23,10 +23,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
 
-from mcpkit._arguments import error_detail
 from mcpkit._records import record
 from mcpkit._signatures import check_signature, parameters
 from mcpkit._uritemplate import VARIABLE, UriTemplate
+from mcpkit._validation_errors import error_detail
 from mcpkit._workers import Workers, invoke
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams
