@@ -46,7 +46,6 @@ from collections.abc import (
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, NoReturn
-from urllib.parse import urlsplit
 
 from mcpkit.app import App
 from mcpkit.exceptions import (
@@ -563,8 +562,8 @@ class HttpApp:
         if origin is None:
             return
         if self.allowed_origins is None:
-            parts = urlsplit(origin)
-            ok = parts.scheme in ("http", "https") and parts.hostname in _LOOPBACK_NAMES
+            scheme, _, authority = origin.lower().partition("://")
+            ok = scheme in ("http", "https") and _hostname(authority.rstrip("/")) in _LOOPBACK_NAMES
         else:
             ok = "*" in self.allowed_origins or origin.lower().rstrip("/") in self.allowed_origins
         if not ok:
@@ -835,11 +834,17 @@ def _loopback_host(host: str) -> bool:
         return host.lower() == "localhost"
 
 
-def _hostname(host: str) -> str:
-    """``host[:port]`` -> host (``[::1]:8000`` -> ``::1``)."""
-    if host.startswith("["):
-        return host[1:].partition("]")[0]
-    return host.rpartition(":")[0] if host.count(":") == 1 else host
+def _hostname(authority: str) -> str | None:
+    """``host[:port]`` -> host (``[::1]:8000`` -> ``::1``), or ``None`` if it does not parse
+    (``[::1``, ``[::1]x``, ``a:b:c``): such a value is refused like one not allowed."""
+    if authority.startswith("["):
+        host, bracket, port = authority[1:].partition("]")
+        if not bracket or (port and port[0] != ":"):
+            return None
+        port = port[1:]
+    else:
+        host, _, port = authority.partition(":")
+    return host if host and (not port or port.isdigit()) else None
 
 
 def _accepts(accept: str | None, wanted: str) -> bool:
