@@ -1,8 +1,10 @@
-"""Handshake-era HTTP sessions, in-process over ASGI: the cap and idle expiry."""
+"""Handshake-era HTTP sessions, in-process over ASGI: the cap and idle expiry, and each session
+bound to the principal that opened it (its requests, and its answers to server requests)."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,7 +12,7 @@ import pytest
 from asgi_support import Exchange, request, run
 
 from mcpkit import App, Context
-from mcpkit.transports.http import HttpApp
+from mcpkit.transports.http import BearerAuth, HttpApp, static_tokens
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 ASK = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ask"}}
@@ -129,5 +131,85 @@ def test_idle_sessions_expire_but_busy_ones_do_not() -> None:
         answer = (await holding.reply()).json
         assert answer["result"]["content"] == [{"type": "text", "text": "released"}]
         assert await status(asgi, busy) == 200
+
+    run(test)
+
+
+# ------------------------------------------------------------------------- principals
+
+
+def with_auth(tools: Tools) -> HttpApp:
+    verify = static_tokens({"ada-token": "ada", "bob-token": "bob"})
+    return HttpApp(tools.app, auth=BearerAuth(verify))
+
+
+def test_a_session_serves_only_the_principal_that_opened_it() -> None:
+    async def test() -> None:
+        asgi = with_auth(Tools())
+        session = await open_session(asgi, ADA)
+        stolen = {**BOB, "mcp-session-id": session}
+        reply = await request(asgi, "POST", LIST, stolen)
+        assert (reply.status, reply.json) == (404, gone(1))
+        stream = {**stolen, "accept": "text/event-stream"}
+        assert (await request(asgi, "GET", headers=stream)).json == gone(None)
+        assert (await request(asgi, "DELETE", headers=stolen)).json == gone(None)
+        assert await status(asgi, session, ADA) == 200  # still there: bob's DELETE did nothing
+
+    run(test)
+
+
+def test_a_principal_is_the_same_caller_across_tokens_by_its_subject() -> None:
+    claims = {
+        "ada-1": {"iss": "https://auth", "sub": "ada", "exp": 1},
+        "ada-2": {"iss": "https://auth", "sub": "ada", "exp": 2},
+        "ada-elsewhere": {"iss": "https://other", "sub": "ada", "exp": 2},
+    }
+
+    async def test() -> None:
+        asgi = Tools().app.asgi(auth=claims.get)
+        session = await open_session(asgi, {"authorization": "Bearer ada-1"})
+        refreshed = {"authorization": "Bearer ada-2"}
+        assert await status(asgi, session, refreshed) == 200
+        assert await status(asgi, session, {"authorization": "Bearer ada-elsewhere"}) == 404
+
+    run(test)
+
+
+def test_only_the_sessions_principal_can_answer_its_server_request() -> None:
+    async def test() -> None:
+        asgi = with_auth(Tools())
+        session = await open_session(asgi, ADA)
+        call = Exchange(asgi, "POST", ASK, {**ADA, "mcp-session-id": session})
+        asked = await call.message()
+        assert asked["method"] == "elicitation/create"
+        forged = {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept"}}
+        forged["result"]["content"] = {"name": "mallory"}
+        reply = await request(asgi, "POST", forged, {**BOB, "mcp-session-id": session})
+        assert (reply.status, reply.json) == (404, gone(asked["id"]))
+        answer = {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept"}}
+        answer["result"]["content"] = {"name": "ada"}
+        reply = await request(asgi, "POST", answer, {**ADA, "mcp-session-id": session})
+        assert (reply.status, reply.body) == (202, b"")
+        result = await call.message()
+        assert result["result"]["content"] == [{"type": "text", "text": "accept: {'name': 'ada'}"}]
+
+    run(test)
+
+
+def test_server_request_ids_are_unguessable() -> None:
+    async def first_request_id(asgi: HttpApp) -> Any:
+        session = await open_session(asgi)
+        call = Exchange(asgi, "POST", ASK, {"mcp-session-id": session})
+        request_id = (await call.message())["id"]
+        call.close()
+        return request_id
+
+    async def test() -> None:
+        asgi = Tools().app.asgi()
+        ids = [await first_request_id(asgi) for _ in range(2)]
+        assert ids[0] != ids[1]
+        for request_id in ids:  # 128 random bits, URL-safe Base64
+            assert isinstance(request_id, str)
+            assert re.fullmatch(r"[A-Za-z0-9_-]{22}", request_id), request_id
 
     run(test)

@@ -7,8 +7,8 @@
   capabilities are checked, each failure a 400 echoing the request id; unknown or removed
   methods are 404 with ``-32601``. Closing the response stream cancels the call.
 - **Handshake era (up to 2025-11-25)**: ``initialize`` opens a session (a random
-  ``Mcp-Session-Id``; at most ``max_sessions``); later POSTs name it (missing: 400, unknown
-  or ended: 404); GET opens the
+  ``Mcp-Session-Id``, bound to the caller under ``auth``; at most ``max_sessions``); later
+  POSTs name it (missing: 400, unknown, ended or another caller's: 404); GET opens the
   session's stream for server-initiated messages; DELETE ends the session. A disconnect is not
   a cancellation; ``notifications/cancelled`` is. With ``stateless=True`` there are no sessions:
   every handshake-era request is served on its own, at the version its header names.
@@ -61,7 +61,7 @@ from mcpkit.exceptions import (
 )
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits, Request
-from mcpkit.protocol.scope import current_principal
+from mcpkit.protocol.scope import caller_key, current_principal
 from mcpkit.protocol.server import Server, Session
 from mcpkit.protocol.versions import (
     ALL_VERSIONS,
@@ -382,12 +382,14 @@ class _Responder:
 
 
 class _Live:
-    """A handshake-era session: the protocol ``Session``, its GET stream if open, and how many
-    requests and streams are using it."""
+    """A handshake-era session: the protocol ``Session``, its GET stream if open, the caller
+    it belongs to (:func:`caller_key` of the principal that opened it), and how many requests
+    and streams are using it."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Server, owner: str | None) -> None:
         self.session: Session = server.session(self.push)
         self.stream: asyncio.Queue[dict[str, Any] | None] | None = None
+        self.owner = owner
         self.id = ""
         self.busy = 0
         self.touched = time.monotonic()
@@ -482,10 +484,11 @@ class HttpApp:
     every request with JSON, never SSE. ``allowed_origins`` (default: loopback origins) and
     ``allowed_hosts`` (default: loopback names, checked only when bound to a loopback
     address) guard against DNS rebinding; ``"*"`` allows any. ``auth`` is a
-    :class:`BearerAuth` or a bare verifier callable. At most ``max_sessions`` handshake-era
-    sessions live at once: the least recently used idle one ends to make room, and
-    ``initialize`` answers 503 when every one is busy (a request running, or its GET stream
-    open). A session idle for ``session_idle_seconds`` ends when the next one opens.
+    :class:`BearerAuth` or a bare verifier callable; with it, a session answers only the
+    caller that opened it. At most ``max_sessions`` handshake-era sessions live at once: the
+    least recently used idle one ends to make room, and ``initialize`` answers 503 when every
+    one is busy (a request running, or its GET stream open). A session idle for
+    ``session_idle_seconds`` ends when the next one opens.
     """
 
     def __init__(
@@ -757,7 +760,7 @@ class HttpApp:
             self.sessions.release(live)
 
     async def _initialize(self, http: _Http, obj: Any) -> None:
-        live = _Live(self.server)
+        live = _Live(self.server, self._caller())
         live.session.supports_requests = not self.json_response
         response = await live.session.handle(obj)
         headers = []
@@ -778,14 +781,18 @@ class HttpApp:
         )
         return _Reject(503, error, jsonrpc.readable_id(obj))
 
+    def _caller(self) -> str | None:
+        return None if self.auth is None else caller_key(current_principal.get())
+
     def _live(self, http: _Http, obj: Any) -> _Live:
+        """The session the request names; 404 if it ended or belongs to another caller."""
         session_id = http.header(SESSION_HEADER)
         request_id = jsonrpc.readable_id(obj)
         if session_id is None:
             error = InvalidRequest("Bad Request: the Mcp-Session-Id header is required")
             raise _Reject(400, error, request_id)
         live = self.sessions.live.get(session_id)
-        if live is None:
+        if live is None or (self.auth is not None and live.owner != self._caller()):
             error = InvalidRequest("Session not found: it ended; send initialize to start anew")
             raise _Reject(404, error, request_id)
         return live
