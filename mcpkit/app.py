@@ -341,11 +341,16 @@ class App:
         allowed_hosts: list[str] | None = None,
         max_body_bytes: int = 16 * 1024 * 1024,
         auth: Any = None,
+        max_sessions: int = 10_000,
+        session_idle_seconds: float = 3600.0,
     ) -> Any:
         """This app as a Streamable HTTP ASGI application (``mcpkit.transports.http.HttpApp``).
 
         Serve it with any ASGI server, or mount it in Starlette/FastAPI; see ``docs/http.md``.
-        ``auth`` is a ``BearerAuth`` or a verifier ``token -> principal | None``.
+        ``auth`` is a ``BearerAuth`` or a verifier ``token -> principal | None``. At most
+        ``max_sessions`` handshake-era sessions live at once (the least recently used idle one
+        ends to make room; when all are busy, ``initialize`` answers 503), and one idle for
+        ``session_idle_seconds`` ends.
         """
         from mcpkit.transports.http import HttpApp
 
@@ -358,6 +363,8 @@ class App:
             allowed_hosts=allowed_hosts,
             max_body_bytes=max_body_bytes,
             auth=auth,
+            max_sessions=max_sessions,
+            session_idle_seconds=session_idle_seconds,
         )
 
     # ----------------------------------------------------------------------- changes

@@ -1,5 +1,6 @@
 """``mcpkit run --transport http`` as real processes: the URL line, stopping, the missing
-extra, and scale-out over uvicorn workers in stateless mode."""
+extra, slow clients and the session cap, and scale-out over uvicorn workers in stateless
+mode."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import anyio
 import httpx2
 import pytest
 from click.testing import CliRunner
-from http_support import free_port
+from http_support import free_port, initialize, modern_call, modern_headers, post
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -112,6 +113,66 @@ def test_run_http_with_a_bad_target_is_a_usage_error() -> None:
     result = CliRunner().invoke(cli, ["run", "tests/nope.py:app", "--transport", "http"])
     assert result.exit_code == 2
     assert "no such file" in result.output
+
+
+HALF_SENT = {
+    "nothing": b"",
+    "half the headers": b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n",
+    "half the body": (
+        b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{"
+    ),
+}
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    """Whether the server closes ``sock`` (before the socket's own timeout runs out)."""
+    try:
+        return sock.recv(1024) == b""
+    except ConnectionResetError:
+        return True
+    except TimeoutError:
+        return False
+
+
+def test_run_closes_connections_that_never_finish_a_request_but_not_slow_answers() -> None:
+    process, port = start("--read-timeout", "1")
+    slow: dict[str, socket.socket] = {}
+    try:
+        for name, data in HALF_SENT.items():
+            slow[name] = socket.create_connection(("127.0.0.1", port), timeout=20)
+            slow[name].sendall(data)
+        call = modern_call(1, "slow", {"seconds": 2})  # longer than the read timeout
+        reply = post(port, call, modern_headers("tools/call", "slow"))
+        assert reply.json["result"]["content"] == [{"type": "text", "text": "slept"}]
+        closed = {name: closed_by_server(sock) for name, sock in slow.items()}
+        assert closed == dict.fromkeys(HALF_SENT, True)
+    finally:
+        for sock in slow.values():
+            sock.close()
+        stderr = stop(process).decode()
+    assert "Traceback" not in stderr
+
+
+def test_run_caps_sessions() -> None:
+    process, port = start("--max-sessions", "1")
+    try:
+        session = initialize(port)
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as stream:
+            stream.sendall(  # the GET stream keeps the one session busy
+                f"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n"
+                f"Mcp-Session-Id: {session}\r\n\r\n".encode()
+            )
+            assert b" 200 " in stream.recv(1024)
+            params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}}
+            reply = post(
+                port, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+            )
+    finally:
+        stop(process)
+    text = "Service Unavailable: all 1 sessions are in use (max_sessions=1); try again later"
+    error = {"code": -32603, "message": text}
+    assert (reply.status, reply.json) == (503, {"jsonrpc": "2.0", "id": 0, "error": error})
 
 
 def test_scale_out_over_two_stateless_workers() -> None:

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from mcpkit import App, Context
 from mcpkit.protocol.mrtr import STATE_KEY_ENV, StateSigner
+from mcpkit.protocol.scope import current_principal
 from mcpkit.protocol.server import Server
 
 
@@ -355,3 +356,32 @@ def test_a_state_cannot_be_replayed_with_other_arguments_or_after_it_expires(
 
     run(scenario)
     assert ran == ["greet"]  # neither retry reached the handler
+
+
+def test_a_state_belongs_to_its_caller_by_issuer_and_subject() -> None:
+    """A refreshed token (same ``iss`` and ``sub``, new claims) may carry on; another caller
+    may not replay the state (the same rule binds HTTP sessions, ``scope.caller_key``)."""
+    app, ran = make_app()
+    ada = {"iss": "https://auth.example.com", "sub": "ada", "exp": 1}
+    callers = {"refreshed": {**ada, "exp": 2}, "bob": {**ada, "sub": "bob"}}
+    callers["elsewhere"] = {**ada, "iss": "https://other.example.com"}
+
+    async def retry(c: Client, principal: Any, state: str) -> Any:
+        token = current_principal.set(principal)
+        try:
+            return await c.request("tools/call", call("greet", requestState=state))
+        finally:
+            current_principal.reset(token)
+
+    async def scenario() -> None:
+        async with client(app) as c:
+            token = current_principal.set(ada)
+            state = (await c.request("tools/call", call("greet")))["requestState"]
+            current_principal.reset(token)
+            for name in ("bob", "elsewhere"):
+                error = await rpc_error(retry(c, callers[name], state))
+                assert error.code == -32602, name
+            assert (await retry(c, callers["refreshed"], state))["resultType"] == "input_required"
+
+    run(scenario)
+    assert ran == ["greet", "greet"]  # the first call and the refreshed caller's retry

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams, ResourceNotFound
 from mcpkit.protocol.mrtr import InputRequired
-from mcpkit.protocol.scope import RequestContext
+from mcpkit.protocol.scope import RequestContext, caller_key
 from mcpkit.protocol.versions import META_SUBSCRIPTION
 
 if TYPE_CHECKING:
@@ -119,9 +119,7 @@ async def with_input(
 def _bound(name: str, arguments: Any, principal: Any) -> str:
     """What a requestState is bound to: the name, a digest of the arguments, and the caller,
     so a state cannot be replayed with other arguments or by another principal."""
-    seen = json.dumps(
-        [arguments, None if principal is None else str(principal)], sort_keys=True, default=str
-    )
+    seen = json.dumps([arguments, caller_key(principal)], sort_keys=True, default=str)
     return f"{name}#{hashlib.sha256(seen.encode()).hexdigest()[:32]}"
 
 

@@ -7,7 +7,8 @@ requests carry them in ``_meta``. Both end up here, so handlers never ask which 
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Awaitable, Callable
+import json
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from mcpkit.context import LOG_LEVELS
@@ -16,7 +17,7 @@ from mcpkit.protocol.mrtr import InputRequired
 from mcpkit.protocol.versions import at_least
 from mcpkit.types import RequestId
 
-__all__ = ["RequestContext", "Send", "current_principal"]
+__all__ = ["RequestContext", "Send", "caller_key", "current_principal"]
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 """Writes one message to the client (the transport supplies it)."""
@@ -26,6 +27,23 @@ current_principal: contextvars.ContextVar[Any] = contextvars.ContextVar(
 )
 """The authenticated caller of the request being served (set by a transport that verifies
 credentials, such as HTTP bearer auth); each new :class:`RequestContext` picks it up."""
+
+
+def caller_key(principal: Any) -> str | None:
+    """Who a principal is, for binding state to its caller (an HTTP session, a
+    ``requestState``): ``None`` without one; its issuer and subject when it carries a string
+    ``sub`` (JWT claims, as keys or attributes), so a refreshed token is the same caller;
+    else ``str(principal)``, which must then name the caller (a dataclass's does)."""
+    if principal is None:
+        return None
+    if isinstance(principal, Mapping):
+        subject, issuer = principal.get("sub"), principal.get("iss")
+    else:
+        subject, issuer = getattr(principal, "sub", None), getattr(principal, "iss", None)
+    if isinstance(subject, str):
+        return json.dumps(["sub", issuer, subject], default=str)
+    return str(principal)
+
 
 _FROM_CONTEXT: Any = object()
 

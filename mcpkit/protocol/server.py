@@ -17,8 +17,8 @@ import asyncio
 import contextlib
 import contextvars
 import functools
-import itertools
 import logging
+import secrets
 from typing import Any
 
 from mcpkit._workers import Workers
@@ -149,7 +149,6 @@ class Session:
         self._cancelled: set[RequestId] = set()
         self._background: set[asyncio.Task[Any]] = set()
         self._pending: dict[RequestId, asyncio.Future[Any]] = {}
-        self._next_id = itertools.count(1)
         self._loop = asyncio.get_running_loop()
         self._unsubscribe = server.app.subscribe(self._app_changed) if listen else _not_listening
 
@@ -174,8 +173,12 @@ class Session:
         task.add_done_callback(self._background.discard)
 
     async def request(self, method: str, params: dict[str, Any], *, send: Send) -> Any:
-        """Send a request to the client and wait for its answer (handshake era)."""
-        request_id = f"mcpkit-{next(self._next_id)}"
+        """Send a request to the client and wait for its answer (handshake era).
+
+        Its id is 128 random bits: nobody who did not receive the request can answer it (over
+        HTTP only the session's own caller can post to the session at all).
+        """
+        request_id = secrets.token_urlsafe(16)
         future: asyncio.Future[Any] = self._loop.create_future()
         self._pending[request_id] = future
         try:

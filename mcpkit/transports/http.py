@@ -7,7 +7,8 @@
   capabilities are checked, each failure a 400 echoing the request id; unknown or removed
   methods are 404 with ``-32601``. Closing the response stream cancels the call.
 - **Handshake era (up to 2025-11-25)**: ``initialize`` opens a session (a random
-  ``Mcp-Session-Id``); later POSTs name it (missing: 400, unknown or ended: 404); GET opens the
+  ``Mcp-Session-Id``, bound to the caller under ``auth``; at most ``max_sessions``); later
+  POSTs name it (missing: 400, unknown, ended or another caller's: 404); GET opens the
   session's stream for server-initiated messages; DELETE ends the session. A disconnect is not
   a cancellation; ``notifications/cancelled`` is. With ``stateless=True`` there are no sessions:
   every handshake-era request is served on its own, at the version its header names.
@@ -34,6 +35,7 @@ import ipaddress
 import logging
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import (
     AsyncIterator,
     Awaitable,
@@ -46,7 +48,6 @@ from collections.abc import (
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, NoReturn
-from urllib.parse import urlsplit
 
 from mcpkit.app import App
 from mcpkit.exceptions import (
@@ -60,7 +61,7 @@ from mcpkit.exceptions import (
 )
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits, Request
-from mcpkit.protocol.scope import current_principal
+from mcpkit.protocol.scope import caller_key, current_principal
 from mcpkit.protocol.server import Server, Session
 from mcpkit.protocol.versions import (
     ALL_VERSIONS,
@@ -381,11 +382,16 @@ class _Responder:
 
 
 class _Live:
-    """A handshake-era session: the protocol ``Session`` and its GET stream, if open."""
+    """A handshake-era session: the protocol ``Session``, its GET stream if open, the caller
+    it belongs to (:func:`caller_key` of the principal that opened it), and how many requests
+    and streams are using it."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Server, owner: str | None) -> None:
         self.session: Session = server.session(self.push)
         self.stream: asyncio.Queue[dict[str, Any] | None] | None = None
+        self.owner = owner
+        self.id = ""
+        self.busy = 0
         self.touched = time.monotonic()
 
     async def push(self, message: dict[str, Any]) -> None:
@@ -399,6 +405,68 @@ class _Live:
         if self.stream is not None:
             self.stream.put_nowait(None)
         await self.session.cancel_all()  # also stops the session listening to the App
+
+
+class _Sessions:
+    """An endpoint's handshake-era sessions: at most ``limit``, the idle ones in order of use.
+
+    A session is busy while a request runs on it or its GET stream is open, else idle; ``idle``
+    holds the idle ones, least recently used first. Idle sessions expire after ``idle_seconds``
+    and, when a new session needs room, the least recently used one ends; both take from the
+    front of ``idle``, so no operation scans the sessions. When every session is busy there is
+    no room: a new one is refused (the caller answers 503), since ending a session mid-request
+    or mid-stream would break a client that is using it.
+    """
+
+    def __init__(self, limit: int, idle_seconds: float) -> None:
+        self.limit = limit
+        self.idle_seconds = idle_seconds
+        self.live: dict[str, _Live] = {}
+        self.idle: OrderedDict[str, _Live] = OrderedDict()
+
+    def use(self, live: _Live) -> None:
+        """A request or the GET stream starts using ``live``."""
+        live.busy += 1
+        self.idle.pop(live.id, None)
+
+    def release(self, live: _Live) -> None:
+        """A request or the GET stream is done with ``live``."""
+        live.busy -= 1
+        if live.busy == 0 and live.id in self.live:
+            live.touched = time.monotonic()
+            self.idle[live.id] = live
+
+    async def add(self, live: _Live) -> bool:
+        """Register ``live`` under a new random id, ending idle sessions to make room; ``False``
+        when every session is busy."""
+        await self._expire()
+        if len(self.live) >= self.limit:
+            if not self.idle:
+                return False
+            await self.pop(next(iter(self.idle))).close()
+        live.id = secrets.token_urlsafe(32)
+        self.live[live.id] = live
+        self.idle[live.id] = live
+        return True
+
+    async def _expire(self) -> None:
+        oldest = time.monotonic() - self.idle_seconds
+        while self.idle:
+            live = next(iter(self.idle.values()))
+            if live.touched >= oldest:
+                return
+            await self.pop(live.id).close()
+
+    def pop(self, session_id: str) -> _Live:
+        self.idle.pop(session_id, None)
+        return self.live.pop(session_id)
+
+    def drain(self) -> list[_Live]:
+        """Forget every session; returns them to close."""
+        sessions = list(self.live.values())
+        self.live.clear()
+        self.idle.clear()
+        return sessions
 
 
 async def _discard(message: dict[str, Any]) -> None:
@@ -416,7 +484,11 @@ class HttpApp:
     every request with JSON, never SSE. ``allowed_origins`` (default: loopback origins) and
     ``allowed_hosts`` (default: loopback names, checked only when bound to a loopback
     address) guard against DNS rebinding; ``"*"`` allows any. ``auth`` is a
-    :class:`BearerAuth` or a bare verifier callable.
+    :class:`BearerAuth` or a bare verifier callable; with it, a session answers only the
+    caller that opened it. At most ``max_sessions`` handshake-era sessions live at once: the
+    least recently used idle one ends to make room, and ``initialize`` answers 503 when every
+    one is busy (a request running, or its GET stream open). A session idle for
+    ``session_idle_seconds`` ends when the next one opens.
     """
 
     def __init__(
@@ -430,6 +502,7 @@ class HttpApp:
         allowed_hosts: Iterable[str] | None = None,
         max_body_bytes: int = 16 * MiB,
         auth: BearerAuth | Verifier | None = None,
+        max_sessions: int = 10_000,
         session_idle_seconds: float = 3600.0,
     ) -> None:
         self.app = app
@@ -440,9 +513,8 @@ class HttpApp:
         self.allowed_hosts = _lowered(allowed_hosts)
         self.max_body_bytes = max_body_bytes
         self.auth = auth if isinstance(auth, BearerAuth) or auth is None else BearerAuth(auth)
-        self.session_idle_seconds = session_idle_seconds
         self.server = Server(app, limits=Limits(max_bytes=max_body_bytes))
-        self.sessions: dict[str, _Live] = {}
+        self.sessions = _Sessions(max_sessions, session_idle_seconds)
         self._started = False
         self._starting = asyncio.Lock()
 
@@ -473,8 +545,7 @@ class HttpApp:
 
     async def aclose(self) -> None:
         """End every session (cancel its requests, close its GET stream), leave the lifespan."""
-        sessions, self.sessions = list(self.sessions.values()), {}
-        for live in sessions:
+        for live in self.sessions.drain():
             await live.close()
         if self._started:
             self._started = False
@@ -563,8 +634,8 @@ class HttpApp:
         if origin is None:
             return
         if self.allowed_origins is None:
-            parts = urlsplit(origin)
-            ok = parts.scheme in ("http", "https") and parts.hostname in _LOOPBACK_NAMES
+            scheme, _, authority = origin.lower().partition("://")
+            ok = scheme in ("http", "https") and _hostname(authority.rstrip("/")) in _LOOPBACK_NAMES
         else:
             ok = "*" in self.allowed_origins or origin.lower().rstrip("/") in self.allowed_origins
         if not ok:
@@ -682,43 +753,48 @@ class HttpApp:
         version = live.session.version
         if isinstance(obj, list) and version != BATCH_VERSION:
             raise _batch_rejected()
+        self.sessions.use(live)
         try:
             await self._answer(http, live.session, obj, live=live, prime=version)
         finally:
-            live.touched = time.monotonic()
+            self.sessions.release(live)
 
     async def _initialize(self, http: _Http, obj: Any) -> None:
-        await self._expire_idle()
-        live = _Live(self.server)
+        live = _Live(self.server, self._caller())
         live.session.supports_requests = not self.json_response
         response = await live.session.handle(obj)
         headers = []
         if isinstance(response, dict) and "result" in response:
-            session_id = secrets.token_urlsafe(32)
-            self.sessions[session_id] = live
-            headers.append((SESSION_HEADER, session_id))
+            if not await self.sessions.add(live):
+                live.session.close()
+                raise self._full(obj)
+            headers.append((SESSION_HEADER, live.id))
         else:
             live.session.close()
         await http.json(_status(response, stateless_era=False), response, headers)
 
-    async def _expire_idle(self) -> None:
-        limit = time.monotonic() - self.session_idle_seconds
-        for session_id, live in list(self.sessions.items()):
-            if live.touched < limit and live.stream is None:
-                del self.sessions[session_id]
-                await live.close()
+    def _full(self, obj: Any) -> _Reject:
+        limit = self.sessions.limit
+        error = InternalError(
+            f"Service Unavailable: all {limit} sessions are in use (max_sessions={limit}); "
+            "try again later"
+        )
+        return _Reject(503, error, jsonrpc.readable_id(obj))
+
+    def _caller(self) -> str | None:
+        return None if self.auth is None else caller_key(current_principal.get())
 
     def _live(self, http: _Http, obj: Any) -> _Live:
+        """The session the request names; 404 if it ended or belongs to another caller."""
         session_id = http.header(SESSION_HEADER)
         request_id = jsonrpc.readable_id(obj)
         if session_id is None:
             error = InvalidRequest("Bad Request: the Mcp-Session-Id header is required")
             raise _Reject(400, error, request_id)
-        live = self.sessions.get(session_id)
-        if live is None:
+        live = self.sessions.live.get(session_id)
+        if live is None or (self.auth is not None and live.owner != self._caller()):
             error = InvalidRequest("Session not found: it ended; send initialize to start anew")
             raise _Reject(404, error, request_id)
-        live.touched = time.monotonic()
         return live
 
     async def _answer(
@@ -794,6 +870,7 @@ class HttpApp:
         live.stream = queue
         stream = _Stream(http)
         closed = asyncio.ensure_future(http.disconnected())
+        self.sessions.use(live)
         try:
             await http.start_sse([])
             if at_least(live.session.version or DEFAULT_VERSION, PRIMING_VERSION):
@@ -803,6 +880,7 @@ class HttpApp:
             closed.cancel()
             if live.stream is queue:
                 live.stream = None
+            self.sessions.release(live)
             await http.write(b"", more=False)
 
     async def _delete(self, http: _Http) -> None:
@@ -810,7 +888,7 @@ class HttpApp:
         if self.stateless or session_id is None:
             raise self._not_allowed("DELETE without a session")
         live = self._live(http, None)
-        self.sessions.pop(session_id, None)
+        self.sessions.pop(live.id)
         await live.close()
         await http.respond(204)
 
@@ -835,11 +913,17 @@ def _loopback_host(host: str) -> bool:
         return host.lower() == "localhost"
 
 
-def _hostname(host: str) -> str:
-    """``host[:port]`` -> host (``[::1]:8000`` -> ``::1``)."""
-    if host.startswith("["):
-        return host[1:].partition("]")[0]
-    return host.rpartition(":")[0] if host.count(":") == 1 else host
+def _hostname(authority: str) -> str | None:
+    """``host[:port]`` -> host (``[::1]:8000`` -> ``::1``), or ``None`` if it does not parse
+    (``[::1``, ``[::1]x``, ``a:b:c``): such a value is refused like one not allowed."""
+    if authority.startswith("["):
+        host, bracket, port = authority[1:].partition("]")
+        if not bracket or (port and port[0] != ":"):
+            return None
+        port = port[1:]
+    else:
+        host, _, port = authority.partition(":")
+    return host if host and (not port or port.isdigit()) else None
 
 
 def _accepts(accept: str | None, wanted: str) -> bool:

@@ -1,0 +1,98 @@
+"""Driving an ``HttpApp`` in-process, no socket: each request runs in its own task and what it
+sends is collected, so a test can read a streamed answer while the request is still open."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from typing import Any
+
+from http_support import ACCEPT_BOTH, Reply, sse_events
+
+from mcpkit.transports.http import HttpApp
+
+TIMEOUT = 5.0
+DEFAULTS = {"host": "127.0.0.1:8000", "content-type": "application/json", "accept": ACCEPT_BOTH}
+
+
+class Exchange:
+    """One HTTP request served in its own task; ``close()`` is the client hanging up."""
+
+    def __init__(
+        self,
+        asgi: HttpApp,
+        method: str,
+        body: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.body = b"" if body is None else json.dumps(body).encode()
+        sent = {**DEFAULTS, **(headers or {})}
+        self.scope = {
+            "type": "http",
+            "method": method,
+            "path": "/mcp",
+            "root_path": "",
+            "scheme": "http",
+            "headers": [(k.encode(), v.encode()) for k, v in sent.items()],
+            "server": ("127.0.0.1", 8000),
+            "client": ("127.0.0.1", 50000),
+        }
+        self.read = False
+        self.gone = asyncio.Event()
+        self.status = 0
+        self.headers: dict[str, str] = {}
+        self.received = bytearray()
+        self.arrived = asyncio.Event()
+        self.taken = 0
+        self.task = asyncio.ensure_future(asgi(self.scope, self._receive, self._send))
+
+    async def _receive(self) -> dict[str, Any]:
+        if not self.read:
+            self.read = True
+            return {"type": "http.request", "body": self.body, "more_body": False}
+        await self.gone.wait()
+        return {"type": "http.disconnect"}
+
+    async def _send(self, message: MutableMapping[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            self.status = message["status"]
+            self.headers = {k.decode(): v.decode() for k, v in message.get("headers", [])}
+        else:
+            self.received += message.get("body", b"")
+        self.arrived.set()
+
+    async def reply(self) -> Reply:
+        """The whole answer, once the request is over."""
+        await self.task
+        return Reply(self.status, self.headers, bytes(self.received))
+
+    async def message(self) -> Any:
+        """The next JSON-RPC message on this SSE stream (priming events skipped)."""
+        while True:
+            complete = bytes(self.received).rpartition(b"\n\n")[0]
+            messages = [json.loads(data) for _, data in sse_events(complete) if data]
+            if len(messages) > self.taken:
+                self.taken += 1
+                return messages[self.taken - 1]
+            assert not self.task.done(), "the stream ended"
+            self.arrived.clear()
+            await self.arrived.wait()
+
+    def close(self) -> None:
+        self.gone.set()
+
+
+async def request(
+    asgi: HttpApp, method: str, body: Any = None, headers: Mapping[str, str] | None = None
+) -> Reply:
+    return await Exchange(asgi, method, body, headers).reply()
+
+
+def run(test: Callable[[], Awaitable[None]]) -> None:
+    """Run one async test on a new loop, bounded by ``TIMEOUT``."""
+
+    async def main() -> None:
+        await asyncio.wait_for(test(), TIMEOUT)
+
+    asyncio.run(main())

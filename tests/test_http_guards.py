@@ -1,0 +1,34 @@
+"""The Origin and Host guards against values that do not parse, in-process over ASGI: they are
+refused like any value that is not allowed, never a 500 or a logged traceback."""
+
+from __future__ import annotations
+
+import logging
+
+import http_app
+import pytest
+from asgi_support import request, run
+
+LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+BAD_ORIGINS = ["http://[", "http://[::1", "https://[zz]:80", "http://[::1]x/", "http://u@localhost"]
+BAD_HOSTS = ["[", "[::1", "[::1]x", "[]:80", ":", "localhost:8000:1", "localhost:x", ""]
+CASES = [("origin", value, 403, "Forbidden: Origin") for value in [*BAD_ORIGINS, "null"]] + [
+    ("host", value, 421, "Misdirected Request: Host") for value in BAD_HOSTS
+]
+
+
+@pytest.mark.parametrize(("header", "value", "status", "text"), CASES)
+def test_a_value_that_does_not_parse_is_refused_like_a_disallowed_one(
+    header: str, value: str, status: int, text: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def test() -> None:
+        reply = await request(http_app.app.asgi(), "POST", LIST, {header: value})
+        error = {"code": -32600, "message": f"{text} {value!r} not allowed"}
+        assert (reply.status, reply.json) == (
+            status,
+            {"jsonrpc": "2.0", "id": None, "error": error},
+        )
+
+    with caplog.at_level(logging.DEBUG, logger="mcpkit"):
+        run(test)
+    assert caplog.records == []
