@@ -6,6 +6,7 @@ owns the envelope, the eras and the mapping of exceptions to the wire.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
@@ -36,6 +37,7 @@ __all__ = [
     "HANDLERS",
     "Handler",
     "Method",
+    "cancelled_for_real",
     "capabilities",
     "invalid_arguments_text",
     "protocol_error_in",
@@ -154,11 +156,23 @@ async def _run_tool(
         return error_result(exc.message)
     except ProtocolError:
         raise
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: this call's failure
+        if cancelled_for_real(exc) or features.needs_input(exc):
+            raise
         inner = protocol_error_in(exc)  # e.g. -32021 raised inside the tool's TaskGroup
         if inner is not None:
             raise inner from None
         return error_result(_failure_text(server, name, exc))
+
+
+def cancelled_for_real(exc: BaseException) -> bool:
+    """Whether ``exc`` is the running task's own cancellation (someone called its ``cancel()``)
+    rather than a ``CancelledError`` a handler raised or let out of something else. Python 3.10
+    cannot tell them apart: there, every ``CancelledError`` counts as a cancellation."""
+    if not isinstance(exc, asyncio.CancelledError):
+        return False
+    cancelling = getattr(asyncio.current_task(), "cancelling", None)
+    return cancelling is None or bool(cancelling())
 
 
 def _arguments_as_protocol_error(server: Server, ctx: RequestContext) -> bool:
@@ -186,7 +200,7 @@ def invalid_arguments_text(tool: str, detail: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _failure_text(server: Server, tool: str, exc: Exception) -> str:
+def _failure_text(server: Server, tool: str, exc: BaseException) -> str:
     reference = secrets.token_hex(4)
     logger.error("tool %r failed (reference %s)", tool, reference, exc_info=exc)
     if server.app.mask_errors:

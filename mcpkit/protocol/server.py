@@ -34,7 +34,13 @@ from mcpkit.exceptions import (
 )
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.features import read_uri
-from mcpkit.protocol.handlers import HANDLERS, Method, capabilities, protocol_error_in
+from mcpkit.protocol.handlers import (
+    HANDLERS,
+    Method,
+    cancelled_for_real,
+    capabilities,
+    protocol_error_in,
+)
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
 from mcpkit.protocol.mrtr import StateSigner, state_key
 from mcpkit.protocol.scope import RequestContext, Send, progress_token, stateless_context
@@ -273,18 +279,13 @@ class Session:
             return jsonrpc.result_response(request.id, result)
         except ProtocolError as exc:
             return jsonrpc.error_response(request.id, exc)
-        except asyncio.CancelledError:
+        except BaseException as exc:  # whatever a handler raises, its request is answered once
             if request.id in self._cancelled:
                 return None  # cancelled by the client: no response at all
-            raise
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException as exc:  # never let anything reach the transport unanswered
-            group_error = protocol_error_in(exc)
-            if group_error is not None:
-                return jsonrpc.error_response(request.id, group_error)
-            logger.exception("internal error answering %r", request.method)
-            return jsonrpc.error_response(request.id, InternalError())
+            if cancelled_for_real(exc):
+                raise
+            error = protocol_error_in(exc) or _internal(request.method, exc)
+            return jsonrpc.error_response(request.id, error)
         finally:
             self._running.pop(request.id, None)
             self._cancelled.discard(request.id)
@@ -385,6 +386,11 @@ class Session:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _internal(method: str, exc: BaseException) -> InternalError:
+    logger.error("internal error answering %r", method, exc_info=exc)
+    return InternalError()
 
 
 def _not_listening() -> None:

@@ -1,0 +1,241 @@
+"""Every request is answered once, whatever its handler raises.
+
+A tool's ``sys.exit()`` or ``KeyboardInterrupt`` is its call's failure, not the server's end.
+Through the in-memory client (the real wire format); over HTTP in ``test_http_answers.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from mcpkit import App, _workers
+from mcpkit._workers import Workers
+from mcpkit.testing import Client
+
+# ----------------------------------------------------------------------------- tools
+
+
+class Abort(BaseException):
+    """A BaseException of the tool's own, as a library might define."""
+
+
+def _exit() -> None:
+    sys.exit(3)
+
+
+def _raise(kind: type[BaseException]) -> Callable[[], None]:
+    def throw() -> None:
+        raise kind()
+
+    return throw
+
+
+def as_async(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as an async tool: same name, parameters and return type."""
+
+    @functools.wraps(fn)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    return run
+
+
+def fault_app(*tools: Callable[..., Any], style: str, **options: Any) -> App:
+    """``tools`` registered sync, async or inline (on the loop), next to ``add``."""
+    app = App("faults", "1")
+
+    @app.tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    for fn in tools:
+        app.add_tool(as_async(fn) if style == "async" else fn, inline=style == "inline", **options)
+    return app
+
+
+def answers(app: App, name: str = "bad", version: str = "2025-11-25") -> list[Any]:
+    """Call ``name`` then ``add`` through the in-memory client: both answers, as the client
+    reads them. Whatever escapes the server fails the test (and not the test run)."""
+
+    async def exchange() -> list[Any]:
+        async with Client(app, protocol_version=version) as client:
+            bad = await client.call_tool(name)
+            return [bad, await client.call_tool("add", {"a": 1, "b": 2})]
+
+    try:
+        return asyncio.run(exchange())
+    except BaseException as exc:
+        raise AssertionError(f"{type(exc).__name__} escaped the server") from exc
+
+
+def masked(text: str, tool: str = "bad") -> str:
+    """The reference in a masked failure's text (checking the rest of the text)."""
+    reference = text.rsplit("reference ", 1)[-1].rstrip(").")
+    assert text == f"Tool {tool!r} failed with an internal error (reference {reference})."
+    return reference
+
+
+ADDED = {
+    "content": [{"type": "text", "text": '{"result":3}'}],
+    "structuredContent": {"result": 3},
+    "isError": False,
+}
+STYLES = ["sync", "async", "inline"]
+
+
+def raising(fault: Callable[[], None]) -> Callable[[], str]:
+    def bad() -> str:
+        fault()
+        return "unreachable"
+
+    return bad
+
+
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize(
+    ("fault", "kind"),
+    [
+        pytest.param(_exit, SystemExit, id="sys.exit"),
+        pytest.param(_raise(KeyboardInterrupt), KeyboardInterrupt, id="KeyboardInterrupt"),
+        pytest.param(_raise(GeneratorExit), GeneratorExit, id="GeneratorExit"),
+        pytest.param(_raise(Abort), Abort, id="own-BaseException"),
+    ],
+)
+def test_a_base_exception_from_a_tool_fails_that_call_and_nothing_else(
+    caplog: pytest.LogCaptureFixture, fault: Callable[[], None], kind: type, style: str
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="mcpkit.server"):
+        bad, add = answers(fault_app(raising(fault), style=style))
+    assert bad["isError"] is True
+    reference = masked(bad["content"][0]["text"])
+    assert [r.getMessage() for r in caplog.records] == [
+        f"tool 'bad' failed (reference {reference})"
+    ]
+    assert kind.__name__ in caplog.text  # its traceback, logged with the reference
+    assert add == ADDED
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_a_cancelled_error_the_tool_raises_itself_is_its_failure(
+    caplog: pytest.LogCaptureFixture, style: str
+) -> None:
+    """Nobody cancelled the call, so it is answered. Python 3.10 cannot tell this from a
+    cancellation, and takes it for one: no answer."""
+    app = fault_app(raising(_raise(asyncio.CancelledError)), style=style)
+    if sys.version_info >= (3, 11):
+        with caplog.at_level(logging.ERROR, logger="mcpkit.server"):
+            bad, add = answers(app)
+        masked(bad["content"][0]["text"])
+        assert add == ADDED
+    else:
+        with pytest.raises(AssertionError, match="CancelledError escaped"):
+            answers(app)
+
+
+# ---------------------------------------------------- resources, prompts, completions
+
+
+def internal_error(request_id: int) -> dict[str, Any]:
+    error = {"code": -32603, "message": "Internal error"}
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def handler_app(fault: Callable[[], Any], style: str) -> App:
+    """A resource, a prompt and a completion handler, each calling ``fault``."""
+    app = App("handlers", "1")
+
+    def here() -> Any:
+        return fault()
+
+    def complete(*args: Any) -> Any:
+        return fault()
+
+    if style == "async":
+        here, complete = as_async(here), as_async(complete)
+    app.add_resource("faults://here", here)
+    app.add_prompt(here)
+    app.completion(complete)
+    return app
+
+
+PARAMS = {
+    "resources/read": {"uri": "faults://here"},
+    "prompts/get": {"name": "here"},
+    "completion/complete": {
+        "ref": {"type": "ref/prompt", "name": "here"},
+        "argument": {"name": "x", "value": ""},
+    },
+}
+
+
+def asked(app: App, method: str) -> list[Any]:
+    """``method`` then ``ping``, as the client reads the answers; whatever escapes the server
+    fails the test (and not the test run)."""
+
+    async def exchange() -> list[Any]:
+        async with Client(app) as client:
+            answer = await client.send(
+                {"jsonrpc": "2.0", "id": 7, "method": method, "params": PARAMS[method]}
+            )
+            return [answer, await client.send({"jsonrpc": "2.0", "id": 8, "method": "ping"})]
+
+    try:
+        return asyncio.run(exchange())
+    except BaseException as exc:
+        raise AssertionError(f"{type(exc).__name__} escaped the server") from exc
+
+
+PONG = {"jsonrpc": "2.0", "id": 8, "result": {}}
+
+
+@pytest.mark.parametrize("style", ["sync", "async"])
+@pytest.mark.parametrize("method", list(PARAMS))
+@pytest.mark.parametrize(
+    ("fault", "kind"),
+    [
+        pytest.param(_exit, SystemExit, id="sys.exit"),
+        pytest.param(_raise(KeyboardInterrupt), KeyboardInterrupt, id="KeyboardInterrupt"),
+        pytest.param(_raise(Abort), Abort, id="own-BaseException"),
+    ],
+)
+def test_a_base_exception_from_any_handler_is_that_calls_internal_error(
+    caplog: pytest.LogCaptureFixture,
+    fault: Callable[[], None],
+    kind: type,
+    method: str,
+    style: str,
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="mcpkit.server"):
+        answer, pong = asked(handler_app(fault, style), method)
+    assert answer == internal_error(7)
+    assert [r.getMessage() for r in caplog.records] == [f"internal error answering {method!r}"]
+    assert kind.__name__ in caplog.text
+    assert pong == PONG
+
+
+# --------------------------------------------------------------------------- the workers
+
+
+@pytest.mark.parametrize("wait_here", [5.0, 0.0], ids=["in-place", "through-outbox"])
+@pytest.mark.parametrize("kind", [SystemExit, KeyboardInterrupt, Abort])
+def test_a_base_exception_in_a_worker_reaches_its_caller_and_the_worker_lives_on(
+    monkeypatch: pytest.MonkeyPatch, wait_here: float, kind: type[BaseException]
+) -> None:
+    monkeypatch.setattr(_workers, "WAIT_HERE", wait_here)
+
+    async def scenario() -> None:
+        workers = Workers(max_threads=1)
+        first = await workers.run(threading.get_ident)
+        with pytest.raises(kind):
+            await workers.run(_raise(kind))
+        assert await workers.run(threading.get_ident) == first
+
+    asyncio.run(scenario())
