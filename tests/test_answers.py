@@ -1,6 +1,7 @@
-"""Every request is answered once, whatever its handler raises.
+"""Every request is answered once, whatever its handler raises or returns.
 
-A tool's ``sys.exit()`` or ``KeyboardInterrupt`` is its call's failure, not the server's end.
+A tool's ``sys.exit()`` or ``KeyboardInterrupt`` is its call's failure, not the server's end;
+a result JSON cannot carry (an object it has no form for) is answered as that call's error.
 Through the in-memory client (the real wire format); over HTTP in ``test_http_answers.py``.
 """
 
@@ -15,10 +16,15 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from pydantic_core import to_json
 
-from mcpkit import App, _workers
+from mcpkit import App, Text, ToolResult, _workers
 from mcpkit._workers import Workers
-from mcpkit.testing import Client
+from mcpkit.exceptions import InvalidParams
+from mcpkit.prompts import Message
+from mcpkit.protocol import jsonrpc
+from mcpkit.resources import Contents
+from mcpkit.testing import Client, RPCError
 
 # ----------------------------------------------------------------------------- tools
 
@@ -140,6 +146,70 @@ def test_a_cancelled_error_the_tool_raises_itself_is_its_failure(
             answers(app)
 
 
+class Unserializable:
+    """A value pydantic's serializer has no JSON for."""
+
+
+def returning(value: Callable[[], Any]) -> Callable[[], Any]:
+    def bad() -> Any:
+        return value()
+
+    return bad
+
+
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        pytest.param(
+            lambda: ToolResult(structured={"x": Unserializable()}),
+            "Unable to serialize unknown type: <class 'test_answers.Unserializable'> "
+            "at structuredContent.x",
+            id="structured",
+        ),
+        pytest.param(
+            lambda: ToolResult(content="hi", meta={"trace": [1, object()]}),
+            "Unable to serialize unknown type: <class 'object'> at _meta.trace[1]",
+            id="meta",
+        ),
+        pytest.param(
+            lambda: Text("hi", annotations={"priority": object()}),
+            "Unable to serialize unknown type: <class 'object'> at content[0].annotations.priority",
+            id="annotations",
+        ),
+        pytest.param(
+            lambda: "undecodable name: \udc80",
+            "a string with a lone surrogate (not UTF-8) at content[0].text",
+            id="lone-surrogate",
+        ),
+    ],
+)
+def test_a_result_json_cannot_carry_fails_that_call_masked(
+    caplog: pytest.LogCaptureFixture, value: Callable[[], Any], reason: str, style: str
+) -> None:
+    app = fault_app(returning(value), style=style, structured_output=False)
+    with caplog.at_level(logging.ERROR, logger="mcpkit.server"):
+        bad, add = answers(app)
+    assert bad["isError"] is True
+    reference = masked(bad["content"][0]["text"])
+    assert [r.getMessage() for r in caplog.records] == [
+        f"tool 'bad' failed (reference {reference})"
+    ]
+    assert f"\nmcpkit.exceptions.Unencodable: {reason}\n" in caplog.text
+    assert add == ADDED
+
+
+def test_unmasked_a_result_json_cannot_carry_says_what_and_where() -> None:
+    app = fault_app(returning(lambda: ToolResult(structured={"x": object()})), style="sync")
+    app.mask_errors = False
+    bad, _ = answers(app)
+    text = bad["content"][0]["text"]
+    assert text.startswith(
+        "Tool 'bad' failed: Unencodable: Unable to serialize unknown type: <class 'object'> "
+        "at structuredContent.x (reference "
+    )
+
+
 # ---------------------------------------------------- resources, prompts, completions
 
 
@@ -221,6 +291,64 @@ def test_a_base_exception_from_any_handler_is_that_calls_internal_error(
     assert pong == PONG
 
 
+@pytest.mark.parametrize(
+    ("method", "value", "reason"),
+    [
+        (
+            "resources/read",
+            Contents(text="ok", meta={"owner": Unserializable()}),
+            "Unable to serialize unknown type: <class 'test_answers.Unserializable'> "
+            "at result.contents[0]._meta.owner",
+        ),
+        (
+            "prompts/get",
+            Message(Text("hi", annotations={"priority": object()})),
+            "Unable to serialize unknown type: <class 'object'> "
+            "at result.messages[0].content.annotations.priority",
+        ),
+    ],
+)
+def test_a_result_json_cannot_carry_answers_internal_error_for_its_id(
+    caplog: pytest.LogCaptureFixture, method: str, value: Any, reason: str
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="mcpkit.server"):
+        answer, pong = asked(handler_app(lambda: value, "sync"), method)
+    assert answer == internal_error(7)
+    assert [r.getMessage() for r in caplog.records] == [f"internal error answering {method!r}"]
+    assert f"\nmcpkit.exceptions.Unencodable: {reason}\n" in caplog.text
+    assert pong == PONG
+
+
+def test_a_result_json_cannot_carry_answers_internal_error_in_the_stateless_era_too() -> None:
+    app = handler_app(lambda: Contents(text="ok", meta={"x": Unserializable()}), "sync")
+
+    async def exchange() -> None:
+        async with Client(app, protocol_version="2026-07-28") as client:
+            with pytest.raises(RPCError) as raised:
+                await client.request("resources/read", {"uri": "faults://here"})
+            assert raised.value.error == {"code": -32603, "message": "Internal error"}
+            assert await client.list_resources() == [{"uri": "faults://here", "name": "here"}]
+
+    asyncio.run(exchange())
+
+
+def test_an_error_whose_data_json_cannot_carry_is_answered_without_the_data(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def shelf() -> str:
+        raise InvalidParams("Invalid params: no such shelf", {"shelf": Unserializable()})
+
+    with caplog.at_level(logging.WARNING, logger="mcpkit.server"):
+        answer, pong = asked(handler_app(shelf, "sync"), "resources/read")
+    error = {"code": -32602, "message": "Invalid params: no such shelf"}
+    assert answer == {"jsonrpc": "2.0", "id": 7, "error": error}
+    assert [r.getMessage() for r in caplog.records] == [
+        "the error answering 'resources/read' lost its data: Unable to serialize unknown type: "
+        "<class 'test_answers.Unserializable'> at error.data.shelf"
+    ]
+    assert pong == PONG
+
+
 # --------------------------------------------------------------------------- the workers
 
 
@@ -239,3 +367,31 @@ def test_a_base_exception_in_a_worker_reaches_its_caller_and_the_worker_lives_on
         assert await workers.run(threading.get_ident) == first
 
     asyncio.run(scenario())
+
+
+# ------------------------------------------------------------------------------ encoding
+
+
+def test_an_answer_is_encoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where it is built (so that a failure can still answer its id), and not again by the
+    transport; a call whose result cannot be encoded is encoded twice: the result, then the
+    error that answers instead."""
+    encoded: list[Any] = []  # the ids of the answers encoded
+
+    def counting(value: Any) -> bytes:
+        if isinstance(value, dict) and ("result" in value or "error" in value):
+            encoded.append(value["id"])
+        return to_json(value)
+
+    opaque = returning(lambda: ToolResult(structured={"x": object()}))
+
+    async def exchange() -> None:
+        async with Client(fault_app(opaque, style="sync", structured_output=False)) as client:
+            encoded.clear()
+            await client.call_tool("add", {"a": 1, "b": 2})
+            assert encoded == [2]
+            await client.call_tool("bad")
+            assert encoded == [2, 3, 3]
+
+    monkeypatch.setattr(jsonrpc, "to_json", counting)
+    asyncio.run(exchange())

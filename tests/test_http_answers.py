@@ -1,5 +1,5 @@
-"""Over HTTP, a POST whose tool exits or interrupts gets that call's own answer, not
-uvicorn's plain-text 500.
+"""Over HTTP, a POST whose tool exits, interrupts or returns what JSON cannot carry gets that
+call's own answer, not a plain-text 500 (or one with ``id: null``).
 
 In process over ASGI, without a lifespan (the app starts on its first request), in the three
 ways a call is answered: stateless JSON, a session's JSON, a session's SSE stream. The same
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit import App, Context
+from mcpkit import App, Context, ToolResult
 
 TIMEOUT = 5.0
 VERSION = "2025-11-25"
@@ -38,6 +38,12 @@ def leave() -> str:
 async def interrupt(ctx: Context) -> str:
     await ctx.report_progress(1)  # on an SSE stream, the answer follows this event
     raise KeyboardInterrupt
+
+
+@app.tool
+async def opaque(ctx: Context) -> ToolResult:
+    await ctx.report_progress(1)
+    return ToolResult(structured={"owner": object()})
 
 
 @app.resource("faults://exit")
@@ -110,7 +116,7 @@ class Post:
 
 
 MODES = ["stateless", "session-json", "session-sse"]
-STREAMING = {"interrupt"}  # they report progress: the answer is streamed
+STREAMING = {"interrupt", "opaque"}  # they report progress: the answer is streamed
 
 
 async def connect(mode: str) -> tuple[Any, dict[str, str]]:
@@ -176,8 +182,8 @@ def masked(answer: Any, tool: str) -> None:
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize("tool", ["leave", "interrupt"])
-def test_a_tool_that_exits_or_interrupts_answers_its_own_error(
+@pytest.mark.parametrize("tool", ["leave", "interrupt", "opaque"])
+def test_a_tool_that_exits_or_returns_what_json_cannot_carry_answers_its_own_error(
     caplog: pytest.LogCaptureFixture, mode: str, tool: str
 ) -> None:
     caplog.set_level("CRITICAL", logger="mcpkit.server")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mcpkit import App
-from mcpkit.exceptions import InvalidRequest, ParseError
+from mcpkit.exceptions import InvalidRequest, ParseError, Unencodable
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
 from mcpkit.testing import Client, SyncClient
@@ -216,3 +216,39 @@ def test_encode_is_compact_utf8_on_one_line() -> None:
 def test_response_builders() -> None:
     assert jsonrpc.result_response(3, {}) == {"jsonrpc": "2.0", "id": 3, "result": {}}
     assert jsonrpc.error_response(None, ParseError()) == parse_error()
+
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        (
+            {"result": {"owner": object()}},
+            "Unable to serialize unknown type: <class 'object'> at result.owner",
+        ),
+        ({"result": ["\ud800"]}, "a string with a lone surrogate (not UTF-8) at result[0]"),
+    ],
+)
+def test_encode_says_what_json_cannot_carry_and_where(message: Any, reason: str) -> None:
+    with pytest.raises(Unencodable) as raised:
+        jsonrpc.encode(message)
+    assert str(raised.value) == reason
+
+
+def test_encode_refuses_a_circular_message() -> None:
+    loop: dict[str, Any] = {}
+    loop["again"] = loop
+    with pytest.raises(Unencodable) as raised:
+        jsonrpc.encode({"result": loop})
+    assert str(raised.value) == "a circular reference, or nesting deeper than 300 levels"
+
+
+def test_an_encoded_message_keeps_its_bytes_and_a_batch_joins_them() -> None:
+    first = jsonrpc.encoded(jsonrpc.result_response(1, {}))
+    second = jsonrpc.encoded(jsonrpc.error_response(2, ParseError()))
+    assert first == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert jsonrpc.encode(first) is first.data
+    assert jsonrpc.encoded(first) is first
+    assert (
+        jsonrpc.encode([first, second])
+        == json.dumps([first, second], separators=(",", ":")).encode()
+    )

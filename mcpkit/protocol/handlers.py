@@ -23,6 +23,7 @@ from mcpkit.exceptions import (
     InvalidParams,
     ProtocolError,
     ToolError,
+    Unencodable,
 )
 from mcpkit.protocol import features
 from mcpkit.protocol.scope import RequestContext
@@ -46,6 +47,8 @@ __all__ = [
 logger = logging.getLogger("mcpkit.server")
 
 Handler = Callable[["Server", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+Instead = Callable[["Server", dict[str, Any], Unencodable], dict[str, Any]]
+"""Makes the result that answers in place of one JSON cannot carry, from the request's params."""
 
 
 @record
@@ -57,6 +60,7 @@ class Method:
     handshake: bool = True
     stateless: bool = True
     cacheable: bool = False
+    unencodable: Instead | None = None  # else a result JSON cannot carry answers -32603
 
 
 def capabilities(server: Server) -> dict[str, Any]:
@@ -165,6 +169,12 @@ async def _run_tool(
         return error_result(_failure_text(server, name, exc))
 
 
+def _unencodable_result(server: Server, params: dict[str, Any], exc: Unencodable) -> dict[str, Any]:
+    """A tool's result JSON cannot carry is the tool's failure, masked as if it had raised."""
+    exc = Unencodable(exc.what, exc.path[1:])  # where in the result, not in the response
+    return error_result(_failure_text(server, str(params.get("name")), exc))
+
+
 def cancelled_for_real(exc: BaseException) -> bool:
     """Whether ``exc`` is the running task's own cancellation (someone called its ``cancel()``)
     rather than a ``CancelledError`` a handler raised or let out of something else. Python 3.10
@@ -224,7 +234,7 @@ HANDLERS: dict[str, Method] = {
     "logging/setLevel": Method(_set_level, stateless=False),
     "server/discover": Method(_discover, handshake=False, cacheable=True),
     "tools/list": Method(_tools_list, "tools", cacheable=True),
-    "tools/call": Method(_tools_call, "tools"),
+    "tools/call": Method(_tools_call, "tools", unencodable=_unencodable_result),
     "resources/list": Method(features.list_resources, "resources", cacheable=True),
     "resources/templates/list": Method(features.list_templates, "resources", cacheable=True),
     "resources/read": Method(features.read_resource, "resources", cacheable=True),

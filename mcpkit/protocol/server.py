@@ -31,6 +31,7 @@ from mcpkit.exceptions import (
     MethodNotFound,
     ProtocolError,
     ResourceNotFound,
+    Unencodable,
 )
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.features import read_uri
@@ -276,19 +277,46 @@ class Session:
                 result = await self._handshake(request, params)
             if request.id in self._cancelled:
                 return None  # the handler swallowed its cancellation: still no answer
-            return jsonrpc.result_response(request.id, result)
+            response = jsonrpc.result_response(request.id, result)
         except ProtocolError as exc:
-            return jsonrpc.error_response(request.id, exc)
+            response = jsonrpc.error_response(request.id, exc)
         except BaseException as exc:  # whatever a handler raises, its request is answered once
             if request.id in self._cancelled:
                 return None  # cancelled by the client: no response at all
             if cancelled_for_real(exc):
                 raise
             error = protocol_error_in(exc) or _internal(request.method, exc)
-            return jsonrpc.error_response(request.id, error)
+            response = jsonrpc.error_response(request.id, error)
         finally:
             self._running.pop(request.id, None)
             self._cancelled.discard(request.id)
+        return self._encoded(request, response)
+
+    def _encoded(self, request: Request, response: dict[str, Any]) -> dict[str, Any]:
+        """The response, encoded here, where a failure can still answer this id."""
+        try:
+            return jsonrpc.encoded(response)
+        except Unencodable as exc:
+            replacement = self._instead(request, response, exc)
+        with contextlib.suppress(Unencodable):  # e.g. the App's serverInfo in a stateless _meta
+            return jsonrpc.encoded(replacement)
+        return jsonrpc.encoded(jsonrpc.error_response(request.id, InternalError()))
+
+    def _instead(self, request: Request, response: dict[str, Any], exc: Unencodable) -> Any:
+        """What answers in place of a response JSON cannot carry: an error without its data; the
+        result its method makes of the fault (a tool's ``isError`` result); else ``-32603``."""
+        method = HANDLERS.get(request.method)
+        if "error" in response:
+            logger.warning("the error answering %r lost its data: %s", request.method, exc)
+            error = response["error"]
+            return {**response, "error": {"code": error["code"], "message": error["message"]}}
+        if method is None or method.unencodable is None:
+            return jsonrpc.error_response(request.id, _internal(request.method, exc))
+        params = request.params if isinstance(request.params, dict) else {}
+        result = method.unencodable(self.server, params, exc)
+        if _is_stateless(request.method, params):
+            result = self._finish_stateless(result, method)
+        return jsonrpc.result_response(request.id, result)
 
     async def _stateless(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
         ctx = stateless_context(
