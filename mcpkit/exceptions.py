@@ -8,8 +8,8 @@
     ├── ToolError                raised by a tool's own code: an ``isError: true`` result
     ├── ClientRequestError       the client answered a server request (elicitation, sampling,
     │                            roots) with a JSON-RPC error
-    ├── Unencodable              a message JSON cannot carry (an object it cannot serialize);
-    │                            the server answers that call's error instead
+    ├── Unencodable              a message JSON cannot carry (an object it cannot serialize,
+    │                            NaN or an infinity); the server answers that call's error
     └── ProtocolError            anything answered as a JSON-RPC error object
         ├── ParseError                        -32700
         ├── InvalidRequest                    -32600
@@ -84,15 +84,19 @@ class ClientRequestError(MCPKitError):
 
 
 class Unencodable(MCPKitError, ValueError):
-    """A message JSON cannot carry: a value ``to_json`` cannot serialize.
+    """A message JSON cannot carry: a value ``to_json`` cannot serialize, or NaN or an infinity
+    (JSON has no such numbers, and strict clients drop a line that holds one).
 
-    ``what`` says what (the serializer's reason); ``path`` says where, from the message's
-    root (keys, and indexes of lists), when it is known.
+    ``what`` says which (``"NaN"``, ``"Infinity"``, ``"-Infinity"`` or the serializer's reason);
+    ``path`` says where, from the message's root (keys, and indexes of lists), when it is known.
     """
 
-    def __init__(self, what: str, path: tuple[str | int, ...] = ()) -> None:
+    def __init__(
+        self, what: str, path: tuple[str | int, ...] = (), *, non_finite: bool = False
+    ) -> None:
         self.what = what
         self.path = path
+        self.non_finite = non_finite
         steps = (f"[{step}]" if isinstance(step, int) else f".{step}" for step in path)
         where = "".join(steps).lstrip(".")
         super().__init__(f"{what} at {where}" if where else what)

@@ -1,8 +1,9 @@
 """Every request is answered once, whatever its handler raises or returns.
 
 A tool's ``sys.exit()`` or ``KeyboardInterrupt`` is its call's failure, not the server's end;
-a result JSON cannot carry (an object it has no form for) is answered as that call's error.
-Through the in-memory client (the real wire format); over HTTP in ``test_http_answers.py``.
+a result JSON cannot carry (an object it has no form for, NaN, Infinity) is answered as that
+call's error; nothing but JSON reaches the wire. Through the in-memory client (the real wire
+format); over HTTP in ``test_http_answers.py``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 from pydantic_core import to_json
 
-from mcpkit import App, Text, ToolResult, _workers
+from mcpkit import App, Context, Text, ToolResult, _workers
 from mcpkit._workers import Workers
 from mcpkit.exceptions import InvalidParams
 from mcpkit.prompts import Message
@@ -210,6 +211,64 @@ def test_unmasked_a_result_json_cannot_carry_says_what_and_where() -> None:
     )
 
 
+NAN, INF = float("nan"), float("inf")
+
+
+def mean(values: tuple[float, ...] = ()) -> float:
+    return sum(values) / len(values) if values else NAN
+
+
+def scores() -> dict[str, float]:
+    return {"a": 1.0, "b": INF}
+
+
+def series() -> list[float]:
+    return [0.5, -INF]
+
+
+def scored() -> ToolResult:
+    return ToolResult(content="done", meta={"score": NAN})
+
+
+def cannot_carry(value: str, where: str) -> dict[str, Any]:
+    text = f"the tool returned a value JSON cannot carry: {value} at {where}"
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("mean", cannot_carry("NaN", "structuredContent.result")),
+        ("scores", cannot_carry("Infinity", "structuredContent.b")),
+        ("series", cannot_carry("-Infinity", "structuredContent.result[1]")),
+        ("scored", cannot_carry("NaN", "_meta.score")),
+    ],
+)
+def test_a_non_finite_number_in_a_result_is_that_calls_error(
+    caplog: pytest.LogCaptureFixture, name: str, expected: dict[str, Any], style: str
+) -> None:
+    """JSON has no NaN or Infinity: the call fails, saying where, rather than writing a line
+    strict clients drop (or silently turning the number into null)."""
+    app = fault_app(mean, scores, series, scored, style=style)
+    with caplog.at_level(logging.WARNING, logger="mcpkit.server"):
+        bad, add = answers(app, name)
+    assert bad == expected
+    assert [r.getMessage() for r in caplog.records] == [
+        f"tool {name!r}: {expected['content'][0]['text']}"
+    ]
+    assert add == ADDED
+
+
+def test_a_non_finite_number_in_a_stateless_result_keeps_the_eras_fields() -> None:
+    bad, _ = answers(fault_app(mean, style="sync"), "mean", version="2026-07-28")
+    assert bad == {
+        **cannot_carry("NaN", "structuredContent.result"),
+        "resultType": "complete",
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "faults", "version": "1"}},
+    }
+
+
 # ---------------------------------------------------- resources, prompts, completions
 
 
@@ -296,6 +355,11 @@ def test_a_base_exception_from_any_handler_is_that_calls_internal_error(
     [
         (
             "resources/read",
+            Contents(text="ok", meta={"weights": [0.5, NAN]}),
+            "NaN at result.contents[0]._meta.weights[1]",
+        ),
+        (
+            "resources/read",
             Contents(text="ok", meta={"owner": Unserializable()}),
             "Unable to serialize unknown type: <class 'test_answers.Unserializable'> "
             "at result.contents[0]._meta.owner",
@@ -305,6 +369,11 @@ def test_a_base_exception_from_any_handler_is_that_calls_internal_error(
             Message(Text("hi", annotations={"priority": object()})),
             "Unable to serialize unknown type: <class 'object'> "
             "at result.messages[0].content.annotations.priority",
+        ),
+        (
+            "prompts/get",
+            Message(Text("hi", annotations={"priority": INF})),
+            "Infinity at result.messages[0].content.annotations.priority",
         ),
     ],
 )
@@ -347,6 +416,107 @@ def test_an_error_whose_data_json_cannot_carry_is_answered_without_the_data(
         "<class 'test_answers.Unserializable'> at error.data.shelf"
     ]
     assert pong == PONG
+
+
+def test_an_error_whose_data_holds_infinity_keeps_its_code_without_the_data(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A number past a float's range (``1e400``) reads as infinity: echoed back as the value
+    received, it would be ``Infinity`` on the wire."""
+    app = fault_app(style="sync")
+    raw = b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add",'
+    raw += b'"arguments":{"a":1e400,"b":2}}}'
+
+    async def exchange() -> Any:
+        async with Client(app, protocol_version="2025-06-18") as client:
+            return await client.send_raw(raw)
+
+    with caplog.at_level(logging.WARNING, logger="mcpkit.server"):
+        answer = asyncio.run(exchange())
+    assert answer == {
+        "jsonrpc": "2.0",
+        "id": 5,
+        "error": {"code": -32602, "message": "Invalid params"},
+    }
+    assert [r.getMessage() for r in caplog.records] == [
+        "the error answering 'tools/call' lost its data: Infinity at error.data.received"
+    ]
+
+
+# ------------------------------------------------------------------------ notifications
+
+
+def test_a_notification_json_cannot_carry_is_dropped_and_the_call_goes_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    app = App("notes", "1")
+
+    @app.tool
+    async def chatty(ctx: Context) -> str:
+        await ctx.report_progress(NAN)
+        await ctx.report_progress(0.5, total=INF)
+        await ctx.info({"ratio": -INF})
+        await ctx.warning({"owner": Unserializable()})
+        await ctx.report_progress(1.0, total=2.0)
+        await ctx.info("done")
+        return "ok"
+
+    async def exchange() -> tuple[Any, list[dict[str, Any]]]:
+        async with Client(app) as client:
+            await client.request("logging/setLevel", {"level": "info"})
+            call = {"name": "chatty", "arguments": {}, "_meta": {"progressToken": "p"}}
+            answer = await client.send(
+                {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call}
+            )
+            return answer, client.notifications
+
+    with caplog.at_level(logging.WARNING, logger="mcpkit.server"):
+        answer, notes = asyncio.run(exchange())
+    assert answer["result"]["content"] == [{"type": "text", "text": "ok"}]
+    assert notes == [
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": "p", "progress": 1.0, "total": 2.0},
+        },
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/message",
+            "params": {"level": "info", "data": "done"},
+        },
+    ]
+    assert [r.getMessage() for r in caplog.records] == [
+        "dropped notifications/progress: NaN at params.progress",
+        "dropped notifications/progress: Infinity at params.total",
+        "dropped notifications/message: -Infinity at params.data.ratio",
+        "dropped notifications/message: Unable to serialize unknown type: "
+        "<class 'test_answers.Unserializable'> at params.data.owner",
+    ]
+
+
+def test_a_request_to_the_client_json_cannot_carry_fails_the_tool_that_sends_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    app = App("asks", "1")
+
+    @app.tool
+    async def ask(ctx: Context) -> str:
+        schema = {"type": "object", "properties": {"n": {"type": "number", "maximum": INF}}}
+        await ctx.elicit("How many?", schema)
+        return "asked"
+
+    async def exchange() -> Any:
+        async with Client(app, elicitation=lambda params: {"action": "decline"}) as client:
+            return await client.call_tool("ask"), client.server_requests
+
+    with caplog.at_level(logging.ERROR, logger="mcpkit.server"):
+        answer, asked_client = asyncio.run(exchange())
+    reference = masked(answer["content"][0]["text"], "ask")
+    assert [r.getMessage() for r in caplog.records] == [
+        f"tool 'ask' failed (reference {reference})"
+    ]
+    assert "Unencodable: Infinity at params.requestedSchema.properties.n.maximum" in caplog.text
+    assert asked_client == []
 
 
 # --------------------------------------------------------------------------- the workers

@@ -1,5 +1,5 @@
 """Over HTTP, a POST whose tool exits, interrupts or returns what JSON cannot carry gets that
-call's own answer, not a plain-text 500 (or one with ``id: null``).
+call's own answer, not a plain-text 500 (or one with ``id: null``), and never ``NaN``.
 
 In process over ASGI, without a lifespan (the app starts on its first request), in the three
 ways a call is answered: stateless JSON, a session's JSON, a session's SSE stream. The same
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import sys
 from collections.abc import MutableMapping
 from typing import Any
@@ -44,6 +45,12 @@ async def interrupt(ctx: Context) -> str:
 async def opaque(ctx: Context) -> ToolResult:
     await ctx.report_progress(1)
     return ToolResult(structured={"owner": object()})
+
+
+@app.tool
+async def mean(ctx: Context) -> float:
+    await ctx.report_progress(1)
+    return math.nan
 
 
 @app.resource("faults://exit")
@@ -116,7 +123,7 @@ class Post:
 
 
 MODES = ["stateless", "session-json", "session-sse"]
-STREAMING = {"interrupt", "opaque"}  # they report progress: the answer is streamed
+STREAMING = {"interrupt", "opaque", "mean"}  # they report progress: the answer is streamed
 
 
 async def connect(mode: str) -> tuple[Any, dict[str, str]]:
@@ -190,6 +197,22 @@ def test_a_tool_that_exits_or_returns_what_json_cannot_carry_answers_its_own_err
     status, answer, after = exchange(mode, call(1, tool))
     assert status == 200
     masked(answer, tool)
+    assert after == ADDED
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_nan_from_a_tool_is_its_error_and_never_reaches_the_wire(
+    caplog: pytest.LogCaptureFixture, mode: str
+) -> None:
+    caplog.set_level("CRITICAL", logger="mcpkit.server")
+    status, answer, after = exchange(mode, call(1, "mean"))
+    assert status == 200
+    text = "the tool returned a value JSON cannot carry: NaN at structuredContent.result"
+    assert answer == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"content": [{"type": "text", "text": text}], "isError": True},
+    }
     assert after == ADDED
 
 

@@ -4,6 +4,7 @@ they produce on the wire (through the in-memory client's ``send_raw``)."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
@@ -46,8 +47,28 @@ def client() -> Any:
 
 @pytest.mark.parametrize(
     "raw",
-    [b"{", b"not json", b'{"jsonrpc": "2.0", "id": 1,}', b"\xff\xfe{}", b'{"a": "\xc3"}', b"NaN"],
-    ids=["truncated", "text", "trailing-comma", "bad-utf8-bom", "bad-utf8-inside", "nan"],
+    [
+        b"{",
+        b"not json",
+        b'{"jsonrpc": "2.0", "id": 1,}',
+        b"\xff\xfe{}",
+        b'{"a": "\xc3"}',
+        b"NaN",
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":NaN}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":Infinity}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":[-Infinity]}}',
+    ],
+    ids=[
+        "truncated",
+        "text",
+        "trailing-comma",
+        "bad-utf8-bom",
+        "bad-utf8-inside",
+        "nan",
+        "nan-inside",
+        "infinity-inside",
+        "minus-infinity-inside",
+    ],
 )
 def test_bad_json_or_utf8_is_a_parse_error_with_null_id(client: SyncClient, raw: bytes) -> None:
     assert client.send_raw(raw) == parse_error()
@@ -221,6 +242,9 @@ def test_response_builders() -> None:
 @pytest.mark.parametrize(
     ("message", "reason"),
     [
+        ({"result": {"x": math.nan}}, "NaN at result.x"),
+        ({"result": [1.0, math.inf]}, "Infinity at result[1]"),
+        ({"params": {"data": (-math.inf,)}}, "-Infinity at params.data[0]"),
         (
             {"result": {"owner": object()}},
             "Unable to serialize unknown type: <class 'object'> at result.owner",
@@ -228,7 +252,9 @@ def test_response_builders() -> None:
         ({"result": ["\ud800"]}, "a string with a lone surrogate (not UTF-8) at result[0]"),
     ],
 )
-def test_encode_says_what_json_cannot_carry_and_where(message: Any, reason: str) -> None:
+def test_encode_never_writes_what_json_cannot_carry(message: Any, reason: str) -> None:
+    """JSON has no NaN or Infinity (strict clients drop the line): the encoder refuses them,
+    saying what and where, rather than writing them or silently writing null."""
     with pytest.raises(Unencodable) as raised:
         jsonrpc.encode(message)
     assert str(raised.value) == reason
@@ -240,6 +266,11 @@ def test_encode_refuses_a_circular_message() -> None:
     with pytest.raises(Unencodable) as raised:
         jsonrpc.encode({"result": loop})
     assert str(raised.value) == "a circular reference, or nesting deeper than 300 levels"
+
+
+def test_text_that_spells_nan_or_infinity_is_just_text() -> None:
+    message = {"result": {"text": "NaN, Infinity and -Infinity", "n": 1.5}}
+    assert jsonrpc.encode(message) == b'{"result":{"text":"NaN, Infinity and -Infinity","n":1.5}}'
 
 
 def test_an_encoded_message_keeps_its_bytes_and_a_batch_joins_them() -> None:

@@ -170,9 +170,15 @@ async def _run_tool(
 
 
 def _unencodable_result(server: Server, params: dict[str, Any], exc: Unencodable) -> dict[str, Any]:
-    """A tool's result JSON cannot carry is the tool's failure, masked as if it had raised."""
-    exc = Unencodable(exc.what, exc.path[1:])  # where in the result, not in the response
-    return error_result(_failure_text(server, str(params.get("name")), exc))
+    """A tool's result JSON cannot carry is the tool's failure, as if it had raised: NaN or
+    an infinity says where; anything else is masked like any failure."""
+    name = str(params.get("name"))
+    exc = Unencodable(exc.what, exc.path[1:], non_finite=exc.non_finite)  # from the result
+    if not exc.non_finite:
+        return error_result(_failure_text(server, name, exc))
+    text = f"the tool returned a value JSON cannot carry: {exc}"
+    logger.warning("tool %r: %s", name, text)
+    return error_result(text)
 
 
 def cancelled_for_real(exc: BaseException) -> bool:

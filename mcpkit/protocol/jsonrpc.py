@@ -4,13 +4,15 @@
 the message is too large or nested too deep); ``parse`` turns one JSON value into a
 :class:`Request`, :class:`Notification` or :class:`Response` (``-32600`` when it is none of
 them); ``encode`` writes compact UTF-8 JSON on one line, and is the one place every message
-leaves through: it raises :class:`~mcpkit.exceptions.Unencodable` for what JSON cannot carry.
-``encoded`` encodes a message where it is built, so that a failure can still be answered
-there; the transports' ``encode`` then returns those bytes as they are.
+leaves through: it never writes ``NaN`` or ``Infinity`` (JSON has neither) and raises
+:class:`~mcpkit.exceptions.Unencodable` for what JSON cannot carry. ``encoded`` encodes a message
+where it is built, so that a failure can still be answered there; the transports' ``encode``
+then returns those bytes as they are.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pydantic_core import from_json, to_json, to_jsonable_python
@@ -214,8 +216,9 @@ def encoded(message: dict[str, Any]) -> Encoded:
 def encode(message: Any) -> bytes:
     """Compact UTF-8 JSON without a newline (``\\n`` inside strings is escaped).
 
-    A value JSON cannot carry raises :class:`Unencodable`, which says what and where. A list
-    (a batch) is its members' bytes, joined: each member encoded once, where it was built.
+    Never ``NaN`` or ``Infinity``: a value JSON cannot carry raises :class:`Unencodable`, which
+    says what and where. A list (a batch) is its members' bytes, joined: each member encoded
+    once, where it was built.
     """
     if type(message) is list:
         return b"[" + b",".join([_encode(item) for item in message]) + b"]"
@@ -226,9 +229,15 @@ def _encode(message: Any) -> bytes:
     if type(message) is Encoded:
         return message.data
     try:
-        return to_json(message)
+        data = to_json(message)
     except ValueError as exc:
         raise _unencodable_in(message) or Unencodable(str(exc)) from None
+    # Cheap, and rarely true: a float JSON has no number for, or those letters in a string.
+    if b"NaN" in data or b"Infinity" in data:
+        fault = _unencodable_in(message)
+        if fault is not None:
+            raise fault
+    return data
 
 
 _Path = tuple[str | int, ...]
@@ -236,8 +245,9 @@ _DEEPEST = 300  # past pydantic's serializer's own limit (~255 levels): circular
 
 
 def _unencodable_in(value: Any) -> Unencodable | None:
-    """The first thing in ``value`` JSON cannot carry, and where: a string UTF-8 cannot encode,
-    a value ``to_json`` cannot serialize, a circular reference. Iterative: no recursion."""
+    """The first thing in ``value`` JSON cannot carry, and where: a NaN or infinite float, a
+    string UTF-8 cannot encode, a value ``to_json`` cannot serialize, a circular reference.
+    Iterative: no recursion."""
     stack: list[tuple[Any, _Path]] = [(value, ())]
     while stack:
         node, path = stack.pop()
@@ -246,10 +256,13 @@ def _unencodable_in(value: Any) -> Unencodable | None:
         if isinstance(node, (dict, list, tuple)):
             pairs = node.items() if isinstance(node, dict) else enumerate(node)
             stack.extend((item, (*path, key)) for key, item in reversed(list(pairs)))
+        elif isinstance(node, float):
+            if not math.isfinite(node):
+                return Unencodable(to_json(node).decode(), path, non_finite=True)
         elif isinstance(node, str):
             if not node.isascii() and _has_surrogate(node):
                 return Unencodable("a string with a lone surrogate (not UTF-8)", path)
-        elif not isinstance(node, (int, float)) and node is not None:
+        elif not isinstance(node, int) and node is not None:
             try:  # a model, a dataclass, a set...: look at what the serializer makes of it
                 stack.append((to_jsonable_python(node), path))
             except ValueError as exc:

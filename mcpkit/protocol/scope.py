@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import contextvars
 import json
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from mcpkit.context import LOG_LEVELS
-from mcpkit.exceptions import InvalidParams, MCPKitError, UnsupportedProtocolVersion
+from mcpkit.exceptions import InvalidParams, MCPKitError, Unencodable, UnsupportedProtocolVersion
+from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.mrtr import InputRequired
 from mcpkit.protocol.versions import (
     META_CAPABILITIES,
@@ -30,9 +32,12 @@ __all__ = [
     "Send",
     "caller_key",
     "current_principal",
+    "encoding",
     "progress_token",
     "stateless_context",
 ]
+
+logger = logging.getLogger("mcpkit.server")
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 """Writes one message to the client (the transport supplies it)."""
@@ -215,3 +220,21 @@ def progress_token(meta: Any) -> str | int | None:
     if isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool)):
         return token
     return None
+
+
+def encoding(send: Send) -> Send:
+    """``send``, each message encoded first (:func:`jsonrpc.encoded`): a notification JSON
+    cannot carry (NaN progress, an object in a log message) is dropped with a warning; a
+    request to the client raises :class:`Unencodable` to the handler that sent it."""
+
+    async def encoded(message: dict[str, Any]) -> None:
+        try:
+            message = jsonrpc.encoded(message)
+        except Unencodable as exc:
+            if "id" in message:
+                raise
+            logger.warning("dropped %s: %s", message.get("method"), exc)
+            return
+        await send(message)
+
+    return encoded

@@ -44,7 +44,13 @@ from mcpkit.protocol.handlers import (
 )
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
 from mcpkit.protocol.mrtr import StateSigner, state_key
-from mcpkit.protocol.scope import RequestContext, Send, progress_token, stateless_context
+from mcpkit.protocol.scope import (
+    RequestContext,
+    Send,
+    encoding,
+    progress_token,
+    stateless_context,
+)
 from mcpkit.protocol.versions import (
     BATCH_VERSION,
     META_CAPABILITIES,
@@ -139,7 +145,7 @@ class Session:
 
     def __init__(self, server: Server, send: Send, *, listen: bool = True) -> None:
         self.server = server
-        self.send = send
+        self.send = encoding(send)
         self.version: str | None = None
         self.client_capabilities: dict[str, Any] = {}
         self.client_info: dict[str, Any] | None = None
@@ -220,7 +226,8 @@ class Session:
         emit (HTTP answers each POST on its own stream).
         """
         # Nothing to override (stdio): skip the context variable's set and reset.
-        token = None if send is None and _request_send.get() is None else _request_send.set(send)
+        sending = None if send is None else encoding(send)
+        token = None if send is None and _request_send.get() is None else _request_send.set(sending)
         try:
             if isinstance(obj, list):
                 return await self._batch(obj)
