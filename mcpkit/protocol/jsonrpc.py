@@ -195,7 +195,11 @@ def error_response(request_id: RequestId | None, error: ProtocolError) -> dict[s
 
 
 class Encoded(dict[str, Any]):
-    """A message with its bytes, encoded once where it was built (see :func:`encoded`)."""
+    """A message with its bytes, encoded once where it was built (see :func:`encoded`).
+
+    Still the message (transports read its ``id`` and ``error``), but not to be changed: its
+    bytes would not follow.
+    """
 
     __slots__ = ("data",)
 
