@@ -250,11 +250,14 @@ class _Outbox:
 def _execute(call: Callable[[], Any]) -> tuple[bool, Any]:
     try:
         return True, call()
-    except StopIteration as exc:  # a future cannot carry StopIteration (PEP 479)
-        error = RuntimeError("the tool raised StopIteration")
+    except (StopIteration, GeneratorExit) as exc:
+        # A future cannot carry StopIteration (PEP 479); and the task awaiting a future throws
+        # what it carries into its coroutine, where GeneratorExit closes the coroutine instead
+        # of being raised in it. The caller gets a RuntimeError caused by either.
+        error = RuntimeError(f"the tool raised {type(exc).__name__}")
         error.__cause__ = exc
         return False, error
-    except BaseException as exc:
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt...: the caller's to handle
         return False, exc
 
 

@@ -8,6 +8,8 @@
     ├── ToolError                raised by a tool's own code: an ``isError: true`` result
     ├── ClientRequestError       the client answered a server request (elicitation, sampling,
     │                            roots) with a JSON-RPC error
+    ├── Unencodable              a message JSON cannot carry (an object it cannot serialize,
+    │                            NaN or an infinity); the server answers that call's error
     └── ProtocolError            anything answered as a JSON-RPC error object
         ├── ParseError                        -32700
         ├── InvalidRequest                    -32600
@@ -43,6 +45,7 @@ __all__ = [
     "ProtocolError",
     "ResourceNotFound",
     "ToolError",
+    "Unencodable",
     "UnsupportedProtocolVersion",
 ]
 
@@ -78,6 +81,25 @@ class ClientRequestError(MCPKitError):
         self.message = str(error.get("message", "the client refused the request"))
         self.data = error.get("data")
         super().__init__(f"{self.code} {self.message}")
+
+
+class Unencodable(MCPKitError, ValueError):
+    """A message JSON cannot carry: a value ``to_json`` cannot serialize, or NaN or an infinity
+    (JSON has no such numbers, and strict clients drop a line that holds one).
+
+    ``what`` says which (``"NaN"``, ``"Infinity"``, ``"-Infinity"`` or the serializer's reason);
+    ``path`` says where, from the message's root (keys, and indexes of lists), when it is known.
+    """
+
+    def __init__(
+        self, what: str, path: tuple[str | int, ...] = (), *, non_finite: bool = False
+    ) -> None:
+        self.what = what
+        self.path = path
+        self.non_finite = non_finite
+        steps = (f"[{step}]" if isinstance(step, int) else f".{step}" for step in path)
+        where = "".join(steps).lstrip(".")
+        super().__init__(f"{what} at {where}" if where else what)
 
 
 class ProtocolError(MCPKitError):

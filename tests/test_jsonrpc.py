@@ -4,12 +4,13 @@ they produce on the wire (through the in-memory client's ``send_raw``)."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
 
 from mcpkit import App
-from mcpkit.exceptions import InvalidRequest, ParseError
+from mcpkit.exceptions import InvalidRequest, ParseError, Unencodable
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
 from mcpkit.testing import Client, SyncClient
@@ -46,8 +47,28 @@ def client() -> Any:
 
 @pytest.mark.parametrize(
     "raw",
-    [b"{", b"not json", b'{"jsonrpc": "2.0", "id": 1,}', b"\xff\xfe{}", b'{"a": "\xc3"}', b"NaN"],
-    ids=["truncated", "text", "trailing-comma", "bad-utf8-bom", "bad-utf8-inside", "nan"],
+    [
+        b"{",
+        b"not json",
+        b'{"jsonrpc": "2.0", "id": 1,}',
+        b"\xff\xfe{}",
+        b'{"a": "\xc3"}',
+        b"NaN",
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":NaN}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":Infinity}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":[-Infinity]}}',
+    ],
+    ids=[
+        "truncated",
+        "text",
+        "trailing-comma",
+        "bad-utf8-bom",
+        "bad-utf8-inside",
+        "nan",
+        "nan-inside",
+        "infinity-inside",
+        "minus-infinity-inside",
+    ],
 )
 def test_bad_json_or_utf8_is_a_parse_error_with_null_id(client: SyncClient, raw: bytes) -> None:
     assert client.send_raw(raw) == parse_error()
@@ -216,3 +237,49 @@ def test_encode_is_compact_utf8_on_one_line() -> None:
 def test_response_builders() -> None:
     assert jsonrpc.result_response(3, {}) == {"jsonrpc": "2.0", "id": 3, "result": {}}
     assert jsonrpc.error_response(None, ParseError()) == parse_error()
+
+
+@pytest.mark.parametrize(
+    ("message", "reason"),
+    [
+        ({"result": {"x": math.nan}}, "NaN at result.x"),
+        ({"result": [1.0, math.inf]}, "Infinity at result[1]"),
+        ({"params": {"data": (-math.inf,)}}, "-Infinity at params.data[0]"),
+        (
+            {"result": {"owner": object()}},
+            "Unable to serialize unknown type: <class 'object'> at result.owner",
+        ),
+        ({"result": ["\ud800"]}, "a string with a lone surrogate (not UTF-8) at result[0]"),
+    ],
+)
+def test_encode_never_writes_what_json_cannot_carry(message: Any, reason: str) -> None:
+    """JSON has no NaN or Infinity (strict clients drop the line): the encoder refuses them,
+    saying what and where, rather than writing them or silently writing null."""
+    with pytest.raises(Unencodable) as raised:
+        jsonrpc.encode(message)
+    assert str(raised.value) == reason
+
+
+def test_encode_refuses_a_circular_message() -> None:
+    loop: dict[str, Any] = {}
+    loop["again"] = loop
+    with pytest.raises(Unencodable) as raised:
+        jsonrpc.encode({"result": loop})
+    assert str(raised.value) == "a circular reference, or nesting deeper than 300 levels"
+
+
+def test_text_that_spells_nan_or_infinity_is_just_text() -> None:
+    message = {"result": {"text": "NaN, Infinity and -Infinity", "n": 1.5}}
+    assert jsonrpc.encode(message) == b'{"result":{"text":"NaN, Infinity and -Infinity","n":1.5}}'
+
+
+def test_an_encoded_message_keeps_its_bytes_and_a_batch_joins_them() -> None:
+    first = jsonrpc.encoded(jsonrpc.result_response(1, {}))
+    second = jsonrpc.encoded(jsonrpc.error_response(2, ParseError()))
+    assert first == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert jsonrpc.encode(first) is first.data
+    assert jsonrpc.encoded(first) is first
+    assert (
+        jsonrpc.encode([first, second])
+        == json.dumps([first, second], separators=(",", ":")).encode()
+    )

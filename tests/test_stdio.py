@@ -591,21 +591,27 @@ QUITTING_APP = """
     @app.tool
     async def quit_now() -> str:
         sys.exit(3)
+
+    @app.tool
+    def interrupt() -> str:
+        raise KeyboardInterrupt
 """
 
 
-def test_answers_read_with_a_tool_that_exits_the_process_still_leave(
+def test_a_tool_that_exits_fails_its_call_and_the_server_keeps_serving(
     spawn: Any, tmp_path: Path
 ) -> None:
-    """``sys.exit()`` in a tool ends the server (as it ends any asyncio program), but the
-    answers to the requests read before it in the same write are written first."""
+    """``sys.exit()`` or ``KeyboardInterrupt`` in a tool is that call's failure (masked, its
+    reference in the log); the calls around it are answered and the server serves on. Only a
+    real signal or the end of input stops it."""
     (tmp_path / "quitting.py").write_text(textwrap.dedent(QUITTING_APP))
     server = spawn(str(tmp_path / "quitting.py") + ":app")
     server.initialize("2025-11-25")
     calls = [
         {"name": "add", "arguments": {"a": 1, "b": 2}},
-        {"name": "add", "arguments": {"a": 3, "b": 4}},
         {"name": "quit_now", "arguments": {}},
+        {"name": "interrupt", "arguments": {}},
+        {"name": "add", "arguments": {"a": 3, "b": 4}},
     ]
     server.write(
         b"".join(
@@ -614,10 +620,28 @@ def test_answers_read_with_a_tool_that_exits_the_process_still_leave(
             for i, p in enumerate(calls, start=1)
         )
     )
-    answers = [server.read(), server.read()]
-    assert [(a["id"], a["result"]["structuredContent"]) for a in answers] == [
-        (1, {"result": 3}),
-        (2, {"result": 7}),
-    ]
-    assert server.line() == b""  # then the process ends
-    assert server.wait() == 3
+    answers = {answer["id"]: answer["result"] for answer in [server.read() for _ in calls]}
+    assert answers[1]["structuredContent"] == {"result": 3}
+    assert answers[4]["structuredContent"] == {"result": 7}
+    references = {}
+    for request_id, tool in ((2, "quit_now"), (3, "interrupt")):
+        text = answers[request_id]["content"][0]["text"]
+        references[tool] = text.rsplit("reference ", 1)[-1].rstrip(").")
+        assert answers[request_id] == {
+            "content": [
+                {
+                    "type": "text",
+                    "text": f"Tool {tool!r} failed with an internal error "
+                    f"(reference {references[tool]}).",
+                }
+            ],
+            "isError": True,
+        }
+    later = {"name": "add", "arguments": {"a": 5, "b": 6}}
+    again = server.request({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": later})
+    assert again["result"]["structuredContent"] == {"result": 11}
+    server.close_stdin()
+    assert server.wait() == 0
+    stderr = server.all_stderr().decode()
+    for tool, reference in references.items():
+        assert f"tool {tool!r} failed (reference {reference})" in stderr

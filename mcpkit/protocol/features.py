@@ -32,6 +32,7 @@ __all__ = [
     "list_resources",
     "list_templates",
     "listen",
+    "needs_input",
     "paginate",
     "read_resource",
     "subscribe",
@@ -107,7 +108,7 @@ async def with_input(
     try:
         return await run()
     except BaseException as exc:
-        if not _needs_input(exc):
+        if not needs_input(exc):
             raise
         return {
             "resultType": "input_required",
@@ -123,13 +124,13 @@ def _bound(name: str, arguments: Any, principal: Any) -> str:
     return f"{name}#{hashlib.sha256(seen.encode()).hexdigest()[:32]}"
 
 
-def _needs_input(exc: BaseException) -> bool:
+def needs_input(exc: BaseException) -> bool:
     """``InputRequired``, or a task group's exception group made only of them (questions
     asked in an ``asyncio.TaskGroup``); every missing input is already recorded."""
     if isinstance(exc, InputRequired):
         return True
     inner = getattr(exc, "exceptions", None)
-    return isinstance(inner, tuple) and bool(inner) and all(_needs_input(e) for e in inner)
+    return isinstance(inner, tuple) and bool(inner) and all(needs_input(e) for e in inner)
 
 
 # ---------------------------------------------------------------------------- resources

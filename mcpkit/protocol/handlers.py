@@ -6,6 +6,7 @@ owns the envelope, the eras and the mapping of exceptions to the wire.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
@@ -22,6 +23,7 @@ from mcpkit.exceptions import (
     InvalidParams,
     ProtocolError,
     ToolError,
+    Unencodable,
 )
 from mcpkit.protocol import features
 from mcpkit.protocol.scope import RequestContext
@@ -36,6 +38,7 @@ __all__ = [
     "HANDLERS",
     "Handler",
     "Method",
+    "cancelled_for_real",
     "capabilities",
     "invalid_arguments_text",
     "protocol_error_in",
@@ -44,6 +47,8 @@ __all__ = [
 logger = logging.getLogger("mcpkit.server")
 
 Handler = Callable[["Server", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+Instead = Callable[["Server", dict[str, Any], Unencodable], dict[str, Any]]
+"""Makes the result that answers in place of one JSON cannot carry, from the request's params."""
 
 
 @record
@@ -55,6 +60,7 @@ class Method:
     handshake: bool = True
     stateless: bool = True
     cacheable: bool = False
+    unencodable: Instead | None = None  # else a result JSON cannot carry answers -32603
 
 
 def capabilities(server: Server) -> dict[str, Any]:
@@ -154,11 +160,35 @@ async def _run_tool(
         return error_result(exc.message)
     except ProtocolError:
         raise
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: this call's failure
+        if cancelled_for_real(exc) or features.needs_input(exc):
+            raise
         inner = protocol_error_in(exc)  # e.g. -32021 raised inside the tool's TaskGroup
         if inner is not None:
             raise inner from None
         return error_result(_failure_text(server, name, exc))
+
+
+def _unencodable_result(server: Server, params: dict[str, Any], exc: Unencodable) -> dict[str, Any]:
+    """A tool's result JSON cannot carry is the tool's failure, as if it had raised: NaN or
+    an infinity says where; anything else is masked like any failure."""
+    name = str(params.get("name"))
+    exc = Unencodable(exc.what, exc.path[1:], non_finite=exc.non_finite)  # from the result
+    if not exc.non_finite:
+        return error_result(_failure_text(server, name, exc))
+    text = f"the tool returned a value JSON cannot carry: {exc}"
+    logger.warning("tool %r: %s", name, text)
+    return error_result(text)
+
+
+def cancelled_for_real(exc: BaseException) -> bool:
+    """Whether ``exc`` is the running task's own cancellation (someone called its ``cancel()``)
+    rather than a ``CancelledError`` a handler raised or let out of something else. Python 3.10
+    cannot tell them apart: there, every ``CancelledError`` counts as a cancellation."""
+    if not isinstance(exc, asyncio.CancelledError):
+        return False
+    cancelling = getattr(asyncio.current_task(), "cancelling", None)
+    return cancelling is None or bool(cancelling())
 
 
 def _arguments_as_protocol_error(server: Server, ctx: RequestContext) -> bool:
@@ -186,7 +216,7 @@ def invalid_arguments_text(tool: str, detail: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _failure_text(server: Server, tool: str, exc: Exception) -> str:
+def _failure_text(server: Server, tool: str, exc: BaseException) -> str:
     reference = secrets.token_hex(4)
     logger.error("tool %r failed (reference %s)", tool, reference, exc_info=exc)
     if server.app.mask_errors:
@@ -210,7 +240,7 @@ HANDLERS: dict[str, Method] = {
     "logging/setLevel": Method(_set_level, stateless=False),
     "server/discover": Method(_discover, handshake=False, cacheable=True),
     "tools/list": Method(_tools_list, "tools", cacheable=True),
-    "tools/call": Method(_tools_call, "tools"),
+    "tools/call": Method(_tools_call, "tools", unencodable=_unencodable_result),
     "resources/list": Method(features.list_resources, "resources", cacheable=True),
     "resources/templates/list": Method(features.list_templates, "resources", cacheable=True),
     "resources/read": Method(features.read_resource, "resources", cacheable=True),

@@ -3,20 +3,26 @@
 ``decode`` turns bytes into JSON values (``-32700`` for broken JSON or UTF-8, ``-32600`` when
 the message is too large or nested too deep); ``parse`` turns one JSON value into a
 :class:`Request`, :class:`Notification` or :class:`Response` (``-32600`` when it is none of
-them); ``encode`` writes compact UTF-8 JSON on one line.
+them); ``encode`` writes compact UTF-8 JSON on one line, and is the one place every message
+leaves through: it never writes ``NaN`` or ``Infinity`` (JSON has neither) and raises
+:class:`~mcpkit.exceptions.Unencodable` for what JSON cannot carry. ``encoded`` encodes a message
+where it is built, so that a failure can still be answered there; the transports' ``encode``
+then returns those bytes as they are.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from pydantic_core import from_json, to_json
+from pydantic_core import from_json, to_json, to_jsonable_python
 
 from mcpkit._records import record
-from mcpkit.exceptions import InvalidRequest, ParseError, ProtocolError
+from mcpkit.exceptions import InvalidRequest, ParseError, ProtocolError, Unencodable
 from mcpkit.types import RequestId
 
 __all__ = [
+    "Encoded",
     "Limits",
     "Message",
     "Notification",
@@ -24,6 +30,7 @@ __all__ = [
     "Response",
     "decode",
     "encode",
+    "encoded",
     "error_response",
     "parse",
     "readable_id",
@@ -187,6 +194,89 @@ def error_response(request_id: RequestId | None, error: ProtocolError) -> dict[s
     return {"jsonrpc": "2.0", "id": request_id, "error": error.to_error()}
 
 
+class Encoded(dict[str, Any]):
+    """A message with its bytes, encoded once where it was built (see :func:`encoded`).
+
+    Still the message (transports read its ``id`` and ``error``), but not to be changed: its
+    bytes would not follow.
+    """
+
+    __slots__ = ("data",)
+
+    data: bytes
+
+
+def encoded(message: dict[str, Any]) -> Encoded:
+    """``message`` with its bytes, encoded now; raises :class:`Unencodable` if JSON cannot
+    carry it. :func:`encode` returns those bytes as they are."""
+    if type(message) is Encoded:
+        return message
+    data = encode(message)
+    answer = Encoded(message)
+    answer.data = data
+    return answer
+
+
 def encode(message: Any) -> bytes:
-    """Compact UTF-8 JSON without a newline (``\\n`` inside strings is escaped)."""
-    return to_json(message)
+    """Compact UTF-8 JSON without a newline (``\\n`` inside strings is escaped).
+
+    Never ``NaN`` or ``Infinity``: a value JSON cannot carry raises :class:`Unencodable`, which
+    says what and where. A list (a batch) is its members' bytes, joined: each member encoded
+    once, where it was built.
+    """
+    if type(message) is list:
+        return b"[" + b",".join([_encode(item) for item in message]) + b"]"
+    return _encode(message)
+
+
+def _encode(message: Any) -> bytes:
+    if type(message) is Encoded:
+        return message.data
+    try:
+        data = to_json(message)
+    except ValueError as exc:
+        raise _unencodable_in(message) or Unencodable(str(exc)) from None
+    # Cheap, and rarely true: a float JSON has no number for, or those letters in a string.
+    if b"NaN" in data or b"Infinity" in data:
+        fault = _unencodable_in(message)
+        if fault is not None:
+            raise fault
+    return data
+
+
+_Path = tuple[str | int, ...]
+_DEEPEST = 300  # past pydantic's serializer's own limit (~255 levels): circular, or too deep
+
+
+def _unencodable_in(value: Any) -> Unencodable | None:
+    """The first thing in ``value`` JSON cannot carry, and where: a NaN or infinite float, a
+    string UTF-8 cannot encode, a value ``to_json`` cannot serialize, a circular reference.
+    Iterative: no recursion."""
+    stack: list[tuple[Any, _Path]] = [(value, ())]
+    while stack:
+        node, path = stack.pop()
+        if len(path) > _DEEPEST:
+            return Unencodable(f"a circular reference, or nesting deeper than {_DEEPEST} levels")
+        if isinstance(node, (dict, list, tuple)):
+            pairs = node.items() if isinstance(node, dict) else enumerate(node)
+            stack.extend((item, (*path, key)) for key, item in reversed(list(pairs)))
+        elif isinstance(node, float):
+            if not math.isfinite(node):
+                return Unencodable(to_json(node).decode(), path, non_finite=True)
+        elif isinstance(node, str):
+            if not node.isascii() and _has_surrogate(node):
+                return Unencodable("a string with a lone surrogate (not UTF-8)", path)
+        elif not isinstance(node, int) and node is not None:
+            try:  # a model, a dataclass, a set...: look at what the serializer makes of it
+                stack.append((to_jsonable_python(node), path))
+            except ValueError as exc:
+                return Unencodable(str(exc), path)
+    return None
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return True
+    return False

@@ -23,7 +23,6 @@ from typing import Any
 
 from mcpkit._workers import Workers
 from mcpkit.app import App
-from mcpkit.context import LOG_LEVELS
 from mcpkit.exceptions import (
     ClientRequestError,
     InternalError,
@@ -32,22 +31,31 @@ from mcpkit.exceptions import (
     MethodNotFound,
     ProtocolError,
     ResourceNotFound,
-    UnsupportedProtocolVersion,
+    Unencodable,
 )
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.features import read_uri
-from mcpkit.protocol.handlers import HANDLERS, Method, capabilities, protocol_error_in
+from mcpkit.protocol.handlers import (
+    HANDLERS,
+    Method,
+    cancelled_for_real,
+    capabilities,
+    protocol_error_in,
+)
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
 from mcpkit.protocol.mrtr import StateSigner, state_key
-from mcpkit.protocol.scope import RequestContext, Send
+from mcpkit.protocol.scope import (
+    RequestContext,
+    Send,
+    encoding,
+    progress_token,
+    stateless_context,
+)
 from mcpkit.protocol.versions import (
     BATCH_VERSION,
     META_CAPABILITIES,
-    META_CLIENT_INFO,
-    META_LOG_LEVEL,
     META_SERVER_INFO,
     META_VERSION,
-    STATELESS_VERSIONS,
     negotiate,
 )
 from mcpkit.types import RequestId
@@ -137,7 +145,7 @@ class Session:
 
     def __init__(self, server: Server, send: Send, *, listen: bool = True) -> None:
         self.server = server
-        self.send = send
+        self.send = encoding(send)
         self.version: str | None = None
         self.client_capabilities: dict[str, Any] = {}
         self.client_info: dict[str, Any] | None = None
@@ -218,7 +226,8 @@ class Session:
         emit (HTTP answers each POST on its own stream).
         """
         # Nothing to override (stdio): skip the context variable's set and reset.
-        token = None if send is None and _request_send.get() is None else _request_send.set(send)
+        sending = None if send is None else encoding(send)
+        token = None if send is None and _request_send.get() is None else _request_send.set(sending)
         try:
             if isinstance(obj, list):
                 return await self._batch(obj)
@@ -275,27 +284,55 @@ class Session:
                 result = await self._handshake(request, params)
             if request.id in self._cancelled:
                 return None  # the handler swallowed its cancellation: still no answer
-            return jsonrpc.result_response(request.id, result)
+            response = jsonrpc.result_response(request.id, result)
         except ProtocolError as exc:
-            return jsonrpc.error_response(request.id, exc)
-        except asyncio.CancelledError:
+            response = jsonrpc.error_response(request.id, exc)
+        except BaseException as exc:  # whatever a handler raises, its request is answered once
             if request.id in self._cancelled:
                 return None  # cancelled by the client: no response at all
-            raise
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException as exc:  # never let anything reach the transport unanswered
-            group_error = protocol_error_in(exc)
-            if group_error is not None:
-                return jsonrpc.error_response(request.id, group_error)
-            logger.exception("internal error answering %r", request.method)
-            return jsonrpc.error_response(request.id, InternalError())
+            if cancelled_for_real(exc):
+                raise
+            error = protocol_error_in(exc) or _internal(request.method, exc)
+            response = jsonrpc.error_response(request.id, error)
         finally:
             self._running.pop(request.id, None)
             self._cancelled.discard(request.id)
+        return self._encoded(request, response)
+
+    def _encoded(self, request: Request, response: dict[str, Any]) -> dict[str, Any]:
+        """The response, encoded here, where a failure can still answer this id."""
+        try:
+            return jsonrpc.encoded(response)
+        except Unencodable as exc:
+            replacement = self._instead(request, response, exc)
+        with contextlib.suppress(Unencodable):  # e.g. the App's serverInfo in a stateless _meta
+            return jsonrpc.encoded(replacement)
+        return jsonrpc.encoded(jsonrpc.error_response(request.id, InternalError()))
+
+    def _instead(self, request: Request, response: dict[str, Any], exc: Unencodable) -> Any:
+        """What answers in place of a response JSON cannot carry: an error without its data; the
+        result its method makes of the fault (a tool's ``isError`` result); else ``-32603``."""
+        method = HANDLERS.get(request.method)
+        if "error" in response:
+            logger.warning("the error answering %r lost its data: %s", request.method, exc)
+            error = response["error"]
+            return {**response, "error": {"code": error["code"], "message": error["message"]}}
+        if method is None or method.unencodable is None:
+            return jsonrpc.error_response(request.id, _internal(request.method, exc))
+        params = request.params if isinstance(request.params, dict) else {}
+        result = method.unencodable(self.server, params, exc)
+        if _is_stateless(request.method, params):
+            result = self._finish_stateless(result, method)
+        return jsonrpc.result_response(request.id, result)
 
     async def _stateless(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
-        ctx = self._stateless_context(request, params)
+        ctx = stateless_context(
+            request.id,
+            params.get("_meta"),
+            send=_request_send.get() or self.send,
+            state=self.server.state,
+            reader=self.server.read_uri,
+        )
         method = HANDLERS.get(request.method)
         if method is None or not method.stateless or not self._offers(method):
             raise MethodNotFound(f"Method not found: {request.method}")
@@ -304,37 +341,6 @@ class Session:
         except ResourceNotFound as exc:  # retired in 2026-07-28: -32602 with the same data
             raise InvalidParams(exc.message, exc.data) from None
         return self._finish_stateless(result, method)
-
-    def _stateless_context(self, request: Request, params: dict[str, Any]) -> RequestContext:
-        meta = params.get("_meta")
-        if (
-            not isinstance(meta, dict)
-            or not isinstance(meta.get(META_VERSION), str)
-            or not isinstance(meta.get(META_CAPABILITIES), dict)
-        ):
-            raise InvalidParams(
-                f"Invalid params: _meta must carry {META_VERSION!r} (a string) "
-                f"and {META_CAPABILITIES!r} (an object)"
-            )
-        if meta[META_VERSION] not in STATELESS_VERSIONS:
-            raise UnsupportedProtocolVersion(meta[META_VERSION], list(STATELESS_VERSIONS))
-        level = meta.get(META_LOG_LEVEL)
-        if level is not None and level not in LOG_LEVELS:
-            raise InvalidParams(f"Invalid params: unknown log level {level!r}")
-        info = meta.get(META_CLIENT_INFO)
-        ctx = RequestContext(
-            request_id=request.id,
-            protocol_version=meta[META_VERSION],
-            client_capabilities=meta[META_CAPABILITIES],
-            client_info=info if isinstance(info, dict) else None,
-            stateless=True,
-            send=_request_send.get() or self.send,
-            log_level=level,
-            progress_token=_progress_token(meta),
-            state=self.server.state,
-        )
-        ctx.reader = self.server.read_uri
-        return ctx
 
     def _finish_stateless(self, result: dict[str, Any], method: Method) -> dict[str, Any]:
         result.setdefault("resultType", "complete")
@@ -362,11 +368,11 @@ class Session:
             stateless=False,
             send=_request_send.get() or self.send,
             log_level=self.log_level,
-            progress_token=_progress_token(params.get("_meta")),
+            progress_token=progress_token(params.get("_meta")),
             state=self.server.state,
             session=self,
+            reader=self.server.read_uri,
         )
-        ctx.reader = self.server.read_uri
         return await method.handler(self.server, ctx, params)
 
     def _offers(self, method: Method) -> bool:
@@ -417,6 +423,11 @@ class Session:
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
+def _internal(method: str, exc: BaseException) -> InternalError:
+    logger.error("internal error answering %r", method, exc_info=exc)
+    return InternalError()
+
+
 def _not_listening() -> None:
     """The ``close`` of a session that never listened to the App."""
 
@@ -426,15 +437,6 @@ def _is_stateless(method: str, params: dict[str, Any]) -> bool:
         return True
     meta = params.get("_meta")
     return isinstance(meta, dict) and META_VERSION in meta
-
-
-def _progress_token(meta: Any) -> str | int | None:
-    if not isinstance(meta, dict):
-        return None
-    token = meta.get("progressToken")
-    if isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool)):
-        return token
-    return None
 
 
 def _note(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
