@@ -1,7 +1,8 @@
 """What the server knows about one request, in either era: :class:`RequestContext`.
 
 Handshake-era facts (version, capabilities, log level) live on the session; stateless-era
-requests carry them in ``_meta``. Both end up here, so handlers never ask which era they serve.
+requests carry them in ``_meta``, read here (:func:`stateless_context`). Both end up here, so
+handlers never ask which era they serve.
 """
 
 from __future__ import annotations
@@ -12,15 +13,32 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from mcpkit.context import LOG_LEVELS
-from mcpkit.exceptions import MCPKitError
+from mcpkit.exceptions import InvalidParams, MCPKitError, UnsupportedProtocolVersion
 from mcpkit.protocol.mrtr import InputRequired
-from mcpkit.protocol.versions import at_least
+from mcpkit.protocol.versions import (
+    META_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_VERSION,
+    STATELESS_VERSIONS,
+    at_least,
+)
 from mcpkit.types import RequestId
 
-__all__ = ["RequestContext", "Send", "caller_key", "current_principal"]
+__all__ = [
+    "RequestContext",
+    "Send",
+    "caller_key",
+    "current_principal",
+    "progress_token",
+    "stateless_context",
+]
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 """Writes one message to the client (the transport supplies it)."""
+
+Reader = Callable[["RequestContext", str], Awaitable[list[dict[str, Any]]]]
+"""Reads one of the app's resources for a running request (``ctx.read_resource``)."""
 
 current_principal: contextvars.ContextVar[Any] = contextvars.ContextVar(
     "mcpkit_principal", default=None
@@ -88,7 +106,7 @@ class RequestContext:
         state: Any = None,
         session: Any = None,
         principal: Any = _FROM_CONTEXT,
-        reader: Callable[[RequestContext, str], Awaitable[list[dict[str, Any]]]] | None = None,
+        reader: Reader | None = None,
     ) -> None:
         self.request_id = request_id
         self.protocol_version = protocol_version
@@ -152,3 +170,48 @@ class RequestContext:
         if logger is not None:
             params["logger"] = logger
         await self.send({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+
+
+def stateless_context(
+    request_id: RequestId, meta: Any, *, send: Send, state: Any, reader: Reader
+) -> RequestContext:
+    """A stateless-era request's context, from its ``_meta``: ``-32602`` when ``_meta`` lacks
+    the version or the capabilities or names an unknown log level, ``-32022`` for a version
+    this server does not speak."""
+    if (
+        not isinstance(meta, dict)
+        or not isinstance(meta.get(META_VERSION), str)
+        or not isinstance(meta.get(META_CAPABILITIES), dict)
+    ):
+        raise InvalidParams(
+            f"Invalid params: _meta must carry {META_VERSION!r} (a string) "
+            f"and {META_CAPABILITIES!r} (an object)"
+        )
+    if meta[META_VERSION] not in STATELESS_VERSIONS:
+        raise UnsupportedProtocolVersion(meta[META_VERSION], list(STATELESS_VERSIONS))
+    level = meta.get(META_LOG_LEVEL)
+    if level is not None and level not in LOG_LEVELS:
+        raise InvalidParams(f"Invalid params: unknown log level {level!r}")
+    info = meta.get(META_CLIENT_INFO)
+    return RequestContext(
+        request_id=request_id,
+        protocol_version=meta[META_VERSION],
+        client_capabilities=meta[META_CAPABILITIES],
+        client_info=info if isinstance(info, dict) else None,
+        stateless=True,
+        send=send,
+        log_level=level,
+        progress_token=progress_token(meta),
+        state=state,
+        reader=reader,
+    )
+
+
+def progress_token(meta: Any) -> str | int | None:
+    """The request's ``_meta.progressToken`` when it is a string or an integer."""
+    if not isinstance(meta, dict):
+        return None
+    token = meta.get("progressToken")
+    if isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool)):
+        return token
+    return None

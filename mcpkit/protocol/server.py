@@ -23,7 +23,6 @@ from typing import Any
 
 from mcpkit._workers import Workers
 from mcpkit.app import App
-from mcpkit.context import LOG_LEVELS
 from mcpkit.exceptions import (
     ClientRequestError,
     InternalError,
@@ -32,22 +31,18 @@ from mcpkit.exceptions import (
     MethodNotFound,
     ProtocolError,
     ResourceNotFound,
-    UnsupportedProtocolVersion,
 )
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.features import read_uri
 from mcpkit.protocol.handlers import HANDLERS, Method, capabilities, protocol_error_in
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
 from mcpkit.protocol.mrtr import StateSigner, state_key
-from mcpkit.protocol.scope import RequestContext, Send
+from mcpkit.protocol.scope import RequestContext, Send, progress_token, stateless_context
 from mcpkit.protocol.versions import (
     BATCH_VERSION,
     META_CAPABILITIES,
-    META_CLIENT_INFO,
-    META_LOG_LEVEL,
     META_SERVER_INFO,
     META_VERSION,
-    STATELESS_VERSIONS,
     negotiate,
 )
 from mcpkit.types import RequestId
@@ -295,7 +290,13 @@ class Session:
             self._cancelled.discard(request.id)
 
     async def _stateless(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
-        ctx = self._stateless_context(request, params)
+        ctx = stateless_context(
+            request.id,
+            params.get("_meta"),
+            send=_request_send.get() or self.send,
+            state=self.server.state,
+            reader=self.server.read_uri,
+        )
         method = HANDLERS.get(request.method)
         if method is None or not method.stateless or not self._offers(method):
             raise MethodNotFound(f"Method not found: {request.method}")
@@ -304,37 +305,6 @@ class Session:
         except ResourceNotFound as exc:  # retired in 2026-07-28: -32602 with the same data
             raise InvalidParams(exc.message, exc.data) from None
         return self._finish_stateless(result, method)
-
-    def _stateless_context(self, request: Request, params: dict[str, Any]) -> RequestContext:
-        meta = params.get("_meta")
-        if (
-            not isinstance(meta, dict)
-            or not isinstance(meta.get(META_VERSION), str)
-            or not isinstance(meta.get(META_CAPABILITIES), dict)
-        ):
-            raise InvalidParams(
-                f"Invalid params: _meta must carry {META_VERSION!r} (a string) "
-                f"and {META_CAPABILITIES!r} (an object)"
-            )
-        if meta[META_VERSION] not in STATELESS_VERSIONS:
-            raise UnsupportedProtocolVersion(meta[META_VERSION], list(STATELESS_VERSIONS))
-        level = meta.get(META_LOG_LEVEL)
-        if level is not None and level not in LOG_LEVELS:
-            raise InvalidParams(f"Invalid params: unknown log level {level!r}")
-        info = meta.get(META_CLIENT_INFO)
-        ctx = RequestContext(
-            request_id=request.id,
-            protocol_version=meta[META_VERSION],
-            client_capabilities=meta[META_CAPABILITIES],
-            client_info=info if isinstance(info, dict) else None,
-            stateless=True,
-            send=_request_send.get() or self.send,
-            log_level=level,
-            progress_token=_progress_token(meta),
-            state=self.server.state,
-        )
-        ctx.reader = self.server.read_uri
-        return ctx
 
     def _finish_stateless(self, result: dict[str, Any], method: Method) -> dict[str, Any]:
         result.setdefault("resultType", "complete")
@@ -362,11 +332,11 @@ class Session:
             stateless=False,
             send=_request_send.get() or self.send,
             log_level=self.log_level,
-            progress_token=_progress_token(params.get("_meta")),
+            progress_token=progress_token(params.get("_meta")),
             state=self.server.state,
             session=self,
+            reader=self.server.read_uri,
         )
-        ctx.reader = self.server.read_uri
         return await method.handler(self.server, ctx, params)
 
     def _offers(self, method: Method) -> bool:
@@ -426,15 +396,6 @@ def _is_stateless(method: str, params: dict[str, Any]) -> bool:
         return True
     meta = params.get("_meta")
     return isinstance(meta, dict) and META_VERSION in meta
-
-
-def _progress_token(meta: Any) -> str | int | None:
-    if not isinstance(meta, dict):
-        return None
-    token = meta.get("progressToken")
-    if isinstance(token, str) or (isinstance(token, int) and not isinstance(token, bool)):
-        return token
-    return None
 
 
 def _note(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
