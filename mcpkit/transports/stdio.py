@@ -23,7 +23,7 @@ from typing import Any, BinaryIO
 
 from mcpkit import _eager
 from mcpkit.app import App
-from mcpkit.exceptions import DefinitionError, InvalidRequest, ProtocolError
+from mcpkit.exceptions import DefinitionError, InternalError, InvalidRequest, ProtocolError
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
 from mcpkit.protocol.server import Server
@@ -132,6 +132,9 @@ class _Connection(asyncio.Protocol):
     async def _send(self, message: dict[str, Any]) -> None:
         self.write(jsonrpc.encode(message) + b"\n", False)
 
+    def _reply(self, message: dict[str, Any]) -> None:
+        self.write(jsonrpc.encode(message) + b"\n", True)
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
         self.starter.prepare()
@@ -153,30 +156,33 @@ class _Connection(asyncio.Protocol):
         self._start_waiting()
 
     def _take_lines(self) -> None:
-        start = 0
-        while (end := self.buffer.find(b"\n", start)) >= 0:
-            line = bytes(self.buffer[start:end])
-            start = end + 1
-            if line and not line.isspace():
-                self._route(line)
-        del self.buffer[:start]  # once per read, not once per line
+        end = self.buffer.rfind(b"\n") + 1
+        if end:
+            lines = bytes(self.buffer[:end]).split(b"\n")
+            del self.buffer[:end]  # before any is routed: whatever happens, each line once
+            for line in lines:
+                if line and not line.isspace():
+                    self._route(line)
         if len(self.buffer) > self.server.limits.max_bytes:
             self.buffer.clear()
             self.skipping = True
             self._reject_oversized()
 
     def _route(self, line: bytes) -> None:
+        """Queue a request, take anything else; what goes wrong stays with this line."""
         try:
             message = jsonrpc.decode(line, self.server.limits)
+            if _is_request(message):
+                self.waiting.append((message, len(line)))
+                self.waiting_bytes += len(line)
+            else:
+                self._forget_cancelled(message)
+                self._spawn(message, self.others)
         except ProtocolError as exc:
-            self.write(jsonrpc.encode(jsonrpc.error_response(None, exc)) + b"\n", True)
-            return
-        if _is_request(message):
-            self.waiting.append((message, len(line)))
-            self.waiting_bytes += len(line)
-        else:
-            self._forget_cancelled(message)
-            self._spawn(message, self.others)
+            self._reply(jsonrpc.error_response(None, exc))
+        except Exception:  # a bug: logged, and the client hears of it; the next line is read
+            logger.exception("a message could not be taken")
+            self._reply(jsonrpc.error_response(None, InternalError()))
 
     def _forget_cancelled(self, message: Any) -> None:
         """A request cancelled while it still waits for a slot is never started."""
@@ -184,7 +190,13 @@ class _Connection(asyncio.Protocol):
             return
         params = message.get("params")
         cancelled = params.get("requestId") if isinstance(params, dict) else None
-        kept = deque(item for item in self.waiting if item[0].get("id") != cancelled)
+        if cancelled is None:
+            return  # names no request (a waiting request's id may be null: it gets its -32600)
+        kept = deque(
+            item
+            for item in self.waiting
+            if not isinstance(item[0], dict) or item[0].get("id") != cancelled  # a batch: kept
+        )
         self.waiting_bytes -= sum(size for _, size in self.waiting) - sum(s for _, s in kept)
         self.waiting = kept
 
@@ -228,7 +240,7 @@ class _Connection(asyncio.Protocol):
         error = InvalidRequest(
             f"Invalid Request: message larger than {self.server.limits.max_bytes} bytes"
         )
-        self.write(jsonrpc.encode(jsonrpc.error_response(None, error)) + b"\n", True)
+        self._reply(jsonrpc.error_response(None, error))
 
     def _spawn(self, message: Any, group: set[asyncio.Task[None]]) -> None:
         self._track(self.loop.create_task(self._answer(message)), group)
