@@ -166,7 +166,7 @@ def test_cancellation_in_the_stateless_era() -> None:
     assert run(scenario()) == (None, ["s"])
 
 
-@pytest.mark.parametrize("request_id", [999, "nope", None, 1.5, {"x": 1}])
+@pytest.mark.parametrize("request_id", [999, "nope", None, 1.5, {"x": 1}, True, 1.0, "1"])
 def test_unknown_or_invalid_cancel_ids_are_ignored(request_id: Any) -> None:
     async def scenario() -> tuple[Any, Any, Any]:
         async with Client(app, protocol_version="2025-06-18") as client:

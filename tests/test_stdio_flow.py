@@ -370,3 +370,47 @@ def test_a_message_that_fails_to_be_taken_fails_alone(monkeypatch: pytest.Monkey
         assert runs == {"a": 1, "b": 1, "c": 1}
 
     asyncio.run(talk(scenario, max_in_flight=4))
+
+
+# ------------------------------------------------------------------------ cancellation matching
+
+
+def test_a_cancel_names_a_waiting_request_by_type_and_value() -> None:
+    """``true`` is not request 1, ``7.0`` and ``"7"`` are not request 7; a cancel naming a
+    request read before it (8) still keeps it from ever running."""
+    runs.clear()
+
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        send(
+            lines(
+                tally_call(7, "seven"),
+                tally_call(1, "one"),
+                tally_call(8, "eight"),
+                b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7.0}}',
+                cancel(True),
+                cancel("7"),
+                cancel(8),
+            )
+        )
+        answers = [await receive(), await receive()]
+        send(PING)
+        assert await receive() == PONG  # nothing for 8
+        assert sorted(answers, key=json.dumps) == sorted(
+            [tallied(7, "seven"), tallied(1, "one")], key=json.dumps
+        )
+        assert runs == {"seven": 1, "one": 1}
+
+    asyncio.run(talk(scenario, max_in_flight=1))
+
+
+def test_a_cancel_read_before_a_request_does_not_cancel_it() -> None:
+    """Messages take effect in the order they were read: a cancel naming an id no request has
+    yet is ignored, even when that request follows in the same read."""
+    runs.clear()
+
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        send(lines(cancel(5), tally_call(5, "five")))
+        assert await receive() == tallied(5, "five")
+        assert runs == {"five": 1}
+
+    asyncio.run(talk(scenario, max_in_flight=4))

@@ -22,6 +22,7 @@ __all__ = [
     "Notification",
     "Request",
     "Response",
+    "as_id",
     "decode",
     "encode",
     "error_response",
@@ -144,9 +145,15 @@ def _deeper_than(value: Any, max_depth: int) -> bool:
 
 def readable_id(obj: Any) -> RequestId | None:
     """The ``id`` of a message when it is a valid MCP id (string or integer), else ``None``."""
-    if not isinstance(obj, dict):
-        return None
-    value = obj.get("id")
+    return as_id(obj.get("id")) if isinstance(obj, dict) else None
+
+
+def as_id(value: Any) -> RequestId | None:
+    """``value`` when it is a valid MCP id (a string or an integer), else ``None``.
+
+    Booleans and floats are not ids, even where Python compares them equal to one (``True == 1``,
+    ``7.0 == 7``): an id names the request whose id has the same type and value.
+    """
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return value
     return None

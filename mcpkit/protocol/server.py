@@ -47,7 +47,7 @@ from mcpkit.protocol.versions import (
 )
 from mcpkit.types import RequestId
 
-__all__ = ["Server", "Session"]
+__all__ = ["Server", "Session", "cancel_target"]
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -55,6 +55,7 @@ _request_send: contextvars.ContextVar[Send | None] = contextvars.ContextVar(
     "mcpkit_request_send", default=None
 )
 
+_CANCELLED = "notifications/cancelled"
 _LISTS = frozenset({"tools", "prompts", "resources"})
 _STATELESS_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 _NO_SESSION = (
@@ -222,6 +223,20 @@ class Session:
             if token is not None:
                 _request_send.reset(token)
 
+    def slots(self, obj: Any) -> int:
+        """How many in-flight slots answering ``obj`` takes: a request or a batch one, anything
+        else none (a transport reading a stream hands that to :meth:`settle` as it reads it)."""
+        if isinstance(obj, dict):
+            return 1 if "method" in obj and "id" in obj else 0
+        return 1 if isinstance(obj, list) else 0
+
+    def settle(self, obj: Any) -> dict[str, Any] | None:
+        """Take what needs no slot now: a notification or answer takes effect; the rest -32600."""
+        taken = self._take(obj)
+        if isinstance(taken, Request):
+            raise ValueError(f"{taken.method!r} is a request: it takes a slot, and handle()")
+        return taken
+
     async def _batch(self, items: list[Any]) -> Any:
         if self.version != BATCH_VERSION:
             return jsonrpc.error_response(
@@ -236,17 +251,25 @@ class Session:
         responses = [answer for answer in answers if answer is not None]
         return responses or None
 
-    async def _one(self, obj: Any, *, in_batch: bool) -> dict[str, Any] | None:
+    def _take(self, obj: Any) -> Request | dict[str, Any] | None:
+        """Parse one message. A request comes back, to be run; a notification or the client's
+        answer takes effect now (``None``); what is no message comes back as its -32600."""
         try:
             message = jsonrpc.parse(obj)
         except InvalidRequest as exc:
             return jsonrpc.error_response(jsonrpc.readable_id(obj), exc)
         if isinstance(message, Notification):
             self._notification(message)
-            return None
-        if isinstance(message, Response):
+        elif isinstance(message, Response):
             self._answered(message)
-            return None
+        else:
+            return message
+        return None
+
+    async def _one(self, obj: Any, *, in_batch: bool) -> dict[str, Any] | None:
+        message = self._take(obj)
+        if not isinstance(message, Request):
+            return message
         if in_batch and message.method == "initialize":
             return jsonrpc.error_response(
                 message.id,
@@ -366,12 +389,14 @@ class Session:
         params = note.params if isinstance(note.params, dict) else {}
         if note.method == "notifications/initialized":
             self.initialized = True
-        elif note.method == "notifications/cancelled":
+        elif note.method == _CANCELLED:
             self.cancel(params.get("requestId"))
 
     def cancel(self, request_id: Any) -> None:
-        """Cancel a running request; unknown ids and finished requests are ignored."""
-        task = self._running.get(request_id) if isinstance(request_id, (str, int)) else None
+        """Cancel a running request; unknown ids, finished requests and values that are no id
+        (``true`` is not request 1, nor ``7.0`` request 7) are ignored."""
+        request_id = jsonrpc.as_id(request_id)
+        task = self._running.get(request_id) if request_id is not None else None
         if task is not None and not task.done():
             self._cancelled.add(request_id)
             task.cancel()
@@ -385,6 +410,20 @@ class Session:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def cancel_target(obj: Any) -> RequestId | None:
+    """The request a ``notifications/cancelled`` message names, matched as
+    :meth:`Session.cancel` matches it, else ``None``: for a transport that holds requests it
+    has not started yet (they are dropped, never answered)."""
+    try:
+        message = jsonrpc.parse(obj)
+    except InvalidRequest:
+        return None
+    if not isinstance(message, Notification) or message.method != _CANCELLED:
+        return None
+    params = message.params
+    return jsonrpc.as_id(params.get("requestId")) if isinstance(params, dict) else None
 
 
 def _not_listening() -> None:

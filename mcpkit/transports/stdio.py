@@ -26,7 +26,7 @@ from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError, InternalError, InvalidRequest, ProtocolError
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
-from mcpkit.protocol.server import Server
+from mcpkit.protocol.server import Server, cancel_target
 
 __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
@@ -93,13 +93,13 @@ async def serve_stdio(
 
 
 class _Connection(asyncio.Protocol):
-    """Splits stdin into messages and answers each one in its own task.
+    """Splits stdin into messages and answers each request in its own task.
 
     Only requests count against ``max_in_flight``; past it they wait in order. Everything else
     (the client's answers to the server's own questions, notifications such as
-    ``notifications/cancelled``) is handled at once, so a full house of tools waiting on
-    ``ctx.elicit`` still hears its answers. Reading pauses only when the waiting requests pass
-    a byte budget, so end-of-input is seen promptly otherwise.
+    ``notifications/cancelled``) takes effect at once, in the order read, so a full house of
+    tools waiting on ``ctx.elicit`` still hears its answers. Reading pauses only when the
+    waiting requests pass a byte budget, so end-of-input is seen promptly otherwise.
     """
 
     def __init__(
@@ -119,7 +119,6 @@ class _Connection(asyncio.Protocol):
         self.buffer = bytearray()
         self.skipping = False  # inside a line longer than the limit
         self.tasks: set[asyncio.Task[None]] = set()  # requests being answered
-        self.others: set[asyncio.Task[None]] = set()  # everything else being handled
         self.waiting: deque[tuple[Any, int]] = deque()  # requests past the limit, and sizes
         self.waiting_bytes = 0
         self.paused = False  # reading paused: too many request bytes wait for a slot
@@ -169,34 +168,32 @@ class _Connection(asyncio.Protocol):
             self._reject_oversized()
 
     def _route(self, line: bytes) -> None:
-        """Queue a request, take anything else; what goes wrong stays with this line."""
+        """Queue a request, take anything else at once; what goes wrong stays with this line."""
         try:
             message = jsonrpc.decode(line, self.server.limits)
-            if _is_request(message):
+            if self.session.slots(message):
                 self.waiting.append((message, len(line)))
                 self.waiting_bytes += len(line)
             else:
-                self._forget_cancelled(message)
-                self._spawn(message, self.others)
+                self._settle(message)
         except ProtocolError as exc:
             self._reply(jsonrpc.error_response(None, exc))
         except Exception:  # a bug: logged, and the client hears of it; the next line is read
             logger.exception("a message could not be taken")
             self._reply(jsonrpc.error_response(None, InternalError()))
 
+    def _settle(self, message: Any) -> None:
+        self._forget_cancelled(message)
+        response = self.session.settle(message)
+        if response is not None:
+            self._reply(response)
+
     def _forget_cancelled(self, message: Any) -> None:
         """A request cancelled while it still waits for a slot is never started."""
-        if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+        request_id = cancel_target(message)
+        if request_id is None or not self.waiting:
             return
-        params = message.get("params")
-        cancelled = params.get("requestId") if isinstance(params, dict) else None
-        if cancelled is None:
-            return  # names no request (a waiting request's id may be null: it gets its -32600)
-        kept = deque(
-            item
-            for item in self.waiting
-            if not isinstance(item[0], dict) or item[0].get("id") != cancelled  # a batch: kept
-        )
+        kept = deque(item for item in self.waiting if jsonrpc.readable_id(item[0]) != request_id)
         self.waiting_bytes -= sum(size for _, size in self.waiting) - sum(s for _, s in kept)
         self.waiting = kept
 
@@ -217,7 +214,7 @@ class _Connection(asyncio.Protocol):
                     workers.busy(self.loop, bool(self.waiting))
                     task, answered = self.starter.start(self._answer(message))
                     if not answered:  # answered in its first step: nothing to track
-                        self._track(task, self.tasks)
+                        self._track(task)
             finally:  # even when a first step raises SystemExit: earlier answers still leave
                 workers.busy(self.loop, False)
                 self.starting = False
@@ -242,11 +239,8 @@ class _Connection(asyncio.Protocol):
         )
         self._reply(jsonrpc.error_response(None, error))
 
-    def _spawn(self, message: Any, group: set[asyncio.Task[None]]) -> None:
-        self._track(self.loop.create_task(self._answer(message)), group)
-
-    def _track(self, task: asyncio.Task[None], group: set[asyncio.Task[None]]) -> None:
-        group.add(task)
+    def _track(self, task: asyncio.Task[None]) -> None:
+        self.tasks.add(task)
         task.add_done_callback(self._finished)
 
     async def _answer(self, message: Any) -> None:
@@ -265,7 +259,6 @@ class _Connection(asyncio.Protocol):
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self.tasks.discard(task)
-        self.others.discard(task)
         if not self.closed:
             self.starter.prepare()  # here, after an answer left: off the next one's path
             self._start_waiting()
@@ -280,13 +273,6 @@ class _Connection(asyncio.Protocol):
     def close(self) -> None:
         self.closed = True
         self.on_close()  # serve_stdio then closes the starter (it does so when cancelled too)
-
-
-def _is_request(message: Any) -> bool:
-    """Requests (and batches) count against the in-flight limit; nothing else does."""
-    if isinstance(message, list):
-        return True
-    return isinstance(message, dict) and "method" in message and "id" in message
 
 
 def _compile_in_background(app: App) -> None:
