@@ -43,11 +43,12 @@ from mcpkit.protocol.versions import (
     META_CAPABILITIES,
     META_SERVER_INFO,
     META_VERSION,
+    is_stateless,
     negotiate,
 )
 from mcpkit.types import RequestId
 
-__all__ = ["Server", "Session", "cancel_target"]
+__all__ = ["MAX_IN_FLIGHT", "Server", "Session", "cancel_target"]
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -55,9 +56,11 @@ _request_send: contextvars.ContextVar[Send | None] = contextvars.ContextVar(
     "mcpkit_request_send", default=None
 )
 
+MAX_IN_FLIGHT = 64
+"""Requests a connection runs at once (each member of a batch counts) unless told otherwise."""
+
 _CANCELLED = "notifications/cancelled"
 _LISTS = frozenset({"tools", "prompts", "resources"})
-_STATELESS_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 _NO_SESSION = (
     "Invalid params: no session; send 'initialize' first, or carry _meta "
     f"{META_VERSION!r} and {META_CAPABILITIES!r} on every request"
@@ -119,21 +122,26 @@ class Server:
         if stack is not None:
             await stack.aclose()
 
-    def session(self, send: Send, *, listen: bool = True) -> Session:
+    def session(
+        self, send: Send, *, listen: bool = True, max_in_flight: int = MAX_IN_FLIGHT
+    ) -> Session:
         """Open a connection's state; ``send`` writes one message to that client.
 
         ``listen=False`` is for a session that answers one request and ends (stateless HTTP):
         it is not told about the App's changes, which it could not pass on anyway.
         """
-        return Session(self, send, listen=listen)
+        return Session(self, send, listen=listen, max_in_flight=max_in_flight)
 
 
 class Session:
     """One connection: the handshake state and the requests running on it."""
 
-    def __init__(self, server: Server, send: Send, *, listen: bool = True) -> None:
+    def __init__(
+        self, server: Server, send: Send, *, listen: bool = True, max_in_flight: int = MAX_IN_FLIGHT
+    ) -> None:
         self.server = server
         self.send = send
+        self.max_in_flight = max_in_flight  # requests running at once, batch members included
         self.version: str | None = None
         self.client_capabilities: dict[str, Any] = {}
         self.client_info: dict[str, Any] | None = None
@@ -145,6 +153,7 @@ class Session:
         self._cancelled: set[RequestId] = set()
         self._background: set[asyncio.Task[Any]] = set()
         self._pending: dict[RequestId, asyncio.Future[Any]] = {}
+        self._closing = False  # cancel_all() was called: start nothing more
         self._loop = asyncio.get_running_loop()
         self._unsubscribe = server.app.subscribe(self._app_changed) if listen else _not_listening
 
@@ -224,11 +233,12 @@ class Session:
                 _request_send.reset(token)
 
     def slots(self, obj: Any) -> int:
-        """How many in-flight slots answering ``obj`` takes: a request or a batch one, anything
-        else none (a transport reading a stream hands that to :meth:`settle` as it reads it)."""
+        """How many of ``max_in_flight`` slots answering ``obj`` takes: a request one, a batch
+        one per member it runs at once (:meth:`handle` runs no more), anything else none (a
+        transport reading a stream hands that to :meth:`settle` as it reads it)."""
         if isinstance(obj, dict):
             return 1 if "method" in obj and "id" in obj else 0
-        return 1 if isinstance(obj, list) else 0
+        return max(1, min(len(obj), self.max_in_flight)) if isinstance(obj, list) else 0
 
     def settle(self, obj: Any) -> dict[str, Any] | None:
         """Take what needs no slot now: a notification or answer takes effect; the rest -32600."""
@@ -245,11 +255,13 @@ class Session:
                     f"Invalid Request: batches exist only in protocol version {BATCH_VERSION}"
                 ),
             )
-        if not items:
-            return jsonrpc.error_response(None, InvalidRequest())
-        answers = await asyncio.gather(*(self._one(item, in_batch=True) for item in items))
+        error = jsonrpc.batch_error(items, self.server.limits)
+        if error is not None:
+            return jsonrpc.error_response(None, error)
+        one = functools.partial(self._one, in_batch=True)
+        answers = await jsonrpc.answer_batch(items, one, self.slots(items), lambda: self._closing)
         responses = [answer for answer in answers if answer is not None]
-        return responses or None
+        return None if self._closing else responses or None  # closing: no answers at all
 
     def _take(self, obj: Any) -> Request | dict[str, Any] | None:
         """Parse one message. A request comes back, to be run; a notification or the client's
@@ -287,7 +299,7 @@ class Session:
             params = request.params if request.params is not None else {}
             if not isinstance(params, dict):
                 raise InvalidParams("Invalid params: MCP params must be an object")
-            if _is_stateless(request.method, params):
+            if is_stateless(request.method, params):
                 result = await self._stateless(request, params)
             else:
                 result = await self._handshake(request, params)
@@ -404,6 +416,7 @@ class Session:
     async def cancel_all(self) -> None:
         """Cancel every running request (the connection is closing) and wait for them."""
         self.close()
+        self._closing = True
         tasks = list(self._running.values())
         for request_id, task in list(self._running.items()):
             self._cancelled.add(request_id)
@@ -428,13 +441,6 @@ def cancel_target(obj: Any) -> RequestId | None:
 
 def _not_listening() -> None:
     """The ``close`` of a session that never listened to the App."""
-
-
-def _is_stateless(method: str, params: dict[str, Any]) -> bool:
-    if method in _STATELESS_METHODS:
-        return True
-    meta = params.get("_meta")
-    return isinstance(meta, dict) and META_VERSION in meta
 
 
 def _note(method: str, params: dict[str, Any] | None) -> dict[str, Any]:

@@ -3,8 +3,8 @@
 Nothing but protocol messages reaches stdout: the real stdout is kept for the protocol and
 file descriptor 1 (and ``sys.stdout``) is pointed at stderr, so a tool's ``print()`` -- or a C
 library's, or a child process's -- lands on stderr. Requests run concurrently; at most
-``max_in_flight`` at once, after which reading pauses (backpressure). Closing stdin, SIGTERM or
-SIGINT cancel what is running and return.
+``max_in_flight`` at once (each member of a batch counts), after which reading pauses
+(backpressure). Closing stdin, SIGTERM or SIGINT cancel what is running and return.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError, InternalError, InvalidRequest, ProtocolError
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
-from mcpkit.protocol.server import Server, cancel_target
+from mcpkit.protocol.server import MAX_IN_FLIGHT, Server, cancel_target
 
 __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
@@ -51,7 +51,7 @@ def run_stdio(
     app: App,
     *,
     limits: Limits | None = None,
-    max_in_flight: int = 64,
+    max_in_flight: int = MAX_IN_FLIGHT,
     stdout: BinaryIO | None = None,
 ) -> None:
     """Serve ``app`` on this process's stdin/stdout until stdin closes or a signal arrives.
@@ -69,7 +69,7 @@ async def serve_stdio(
     stdout: BinaryIO,
     *,
     limits: Limits | None = None,
-    max_in_flight: int = 64,
+    max_in_flight: int = MAX_IN_FLIGHT,
 ) -> None:
     """Serve ``app`` over the given binary streams (pipes, sockets or files)."""
     loop = asyncio.get_running_loop()
@@ -95,11 +95,12 @@ async def serve_stdio(
 class _Connection(asyncio.Protocol):
     """Splits stdin into messages and answers each request in its own task.
 
-    Only requests count against ``max_in_flight``; past it they wait in order. Everything else
-    (the client's answers to the server's own questions, notifications such as
-    ``notifications/cancelled``) takes effect at once, in the order read, so a full house of
-    tools waiting on ``ctx.elicit`` still hears its answers. Reading pauses only when the
-    waiting requests pass a byte budget, so end-of-input is seen promptly otherwise.
+    Requests take slots of ``max_in_flight`` (a batch one per member it runs at once); past it
+    they wait in order. Everything else (the client's answers to the server's own questions,
+    notifications such as ``notifications/cancelled``) takes effect at once, in the order read,
+    so a full house of tools waiting on ``ctx.elicit`` still hears its answers. Reading pauses
+    only when the waiting requests pass a byte budget, so end-of-input is seen promptly
+    otherwise.
     """
 
     def __init__(
@@ -112,14 +113,15 @@ class _Connection(asyncio.Protocol):
         self.server = server
         self.loop = asyncio.get_running_loop()
         self.write = write
-        self.session = server.session(self._send)
+        self.session = server.session(self._send, max_in_flight=max_in_flight)
         self.max_in_flight = max_in_flight
         self.on_close = on_close
         self.transport: asyncio.ReadTransport | None = None
         self.buffer = bytearray()
         self.skipping = False  # inside a line longer than the limit
-        self.tasks: set[asyncio.Task[None]] = set()  # requests being answered
-        self.waiting: deque[tuple[Any, int]] = deque()  # requests past the limit, and sizes
+        self.tasks: dict[asyncio.Task[None], int] = {}  # requests being answered: their slots
+        self.used = 0  # slots taken
+        self.waiting: deque[tuple[Any, int, int]] = deque()  # past the limit: sizes, slots
         self.waiting_bytes = 0
         self.paused = False  # reading paused: too many request bytes wait for a slot
         self.starting = False  # starting waiting requests: their answers leave together...
@@ -171,8 +173,9 @@ class _Connection(asyncio.Protocol):
         """Queue a request, take anything else at once; what goes wrong stays with this line."""
         try:
             message = jsonrpc.decode(line, self.server.limits)
-            if self.session.slots(message):
-                self.waiting.append((message, len(line)))
+            slots = self.session.slots(message)
+            if slots:
+                self.waiting.append((message, len(line), slots))
                 self.waiting_bytes += len(line)
             else:
                 self._settle(message)
@@ -194,34 +197,41 @@ class _Connection(asyncio.Protocol):
         if request_id is None or not self.waiting:
             return
         kept = deque(item for item in self.waiting if jsonrpc.readable_id(item[0]) != request_id)
-        self.waiting_bytes -= sum(size for _, size in self.waiting) - sum(s for _, s in kept)
+        self.waiting_bytes -= sum(item[1] for item in self.waiting) - sum(s[1] for s in kept)
         self.waiting = kept
 
     def _start_waiting(self) -> None:
-        """Start waiting requests while there is room; pause or resume reading.
+        """Start waiting requests while there is room; pause or resume reading."""
+        if self.waiting and self.used < self.max_in_flight:
+            self._start_some()
+        self._flow()
 
-        Each request's first step runs at once: a tool that never suspends has answered when
-        its task is made. The answers of one pass leave in one write, at its end.
-        """
-        if self.waiting and len(self.tasks) < self.max_in_flight:
-            workers = self.server.workers
-            self.starting = True
-            try:
-                while self.waiting and len(self.tasks) < self.max_in_flight:
-                    message, size = self.waiting.popleft()
-                    self.waiting_bytes -= size
-                    # More requests to start: a sync tool's result is not waited for in place.
-                    workers.busy(self.loop, bool(self.waiting))
-                    task, answered = self.starter.start(self._answer(message))
-                    if not answered:  # answered in its first step: nothing to track
-                        self._track(task)
-            finally:  # even when a first step raises SystemExit: earlier answers still leave
-                workers.busy(self.loop, False)
-                self.starting = False
-                if self.held:
-                    self.write(b"".join(self.held), True)
-                    self.held.clear()
-                self.starter.release()  # what runs on, runs after the answers have left
+    def _start_some(self) -> None:
+        """Each request's first step runs at once: a tool that never suspends has answered
+        when its task is made. The answers of one pass leave in one write, at its end."""
+        workers = self.server.workers
+        self.starting = True
+        try:
+            while self.waiting:
+                message, size, slots = self.waiting.popleft()
+                if self.used + slots > self.max_in_flight:
+                    self.waiting.appendleft((message, size, slots))  # a batch waits for room
+                    break
+                self.waiting_bytes -= size
+                # More requests to start: a sync tool's result is not waited for in place.
+                workers.busy(self.loop, bool(self.waiting))
+                task, answered = self.starter.start(self._answer(message))
+                if not answered:  # answered in its first step: nothing to track
+                    self._track(task, slots)
+        finally:  # even when a first step raises SystemExit: earlier answers still leave
+            workers.busy(self.loop, False)
+            self.starting = False
+            if self.held:
+                self.write(b"".join(self.held), True)
+                self.held.clear()
+            self.starter.release()  # what runs on, runs after the answers have left
+
+    def _flow(self) -> None:
         if self.transport is None or self.closed:
             return
         too_much = self.waiting_bytes > self.server.limits.max_bytes
@@ -239,8 +249,9 @@ class _Connection(asyncio.Protocol):
         )
         self._reply(jsonrpc.error_response(None, error))
 
-    def _track(self, task: asyncio.Task[None]) -> None:
-        self.tasks.add(task)
+    def _track(self, task: asyncio.Task[None], slots: int) -> None:
+        self.tasks[task] = slots
+        self.used += slots
         task.add_done_callback(self._finished)
 
     async def _answer(self, message: Any) -> None:
@@ -258,7 +269,7 @@ class _Connection(asyncio.Protocol):
                 _compile_in_background(self.server.app)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
-        self.tasks.discard(task)
+        self.used -= self.tasks.pop(task, 0)
         if not self.closed:
             self.starter.prepare()  # here, after an answer left: off the next one's path
             self._start_waiting()
