@@ -3,8 +3,9 @@
 Nothing but protocol messages reaches stdout: the real stdout is kept for the protocol and
 file descriptor 1 (and ``sys.stdout``) is pointed at stderr, so a tool's ``print()`` -- or a C
 library's, or a child process's -- lands on stderr. Requests run concurrently; at most
-``max_in_flight`` at once (each member of a batch counts), after which reading pauses
-(backpressure). Closing stdin, SIGTERM or SIGINT cancel what is running and return.
+``max_in_flight`` at once (each member of a batch counts). Reading pauses while the requests
+waiting for a slot pass a byte budget, or while stdout is full because the client does not read
+(backpressure both ways). Closing stdin, SIGTERM or SIGINT cancel what is running and return.
 """
 
 from __future__ import annotations
@@ -33,9 +34,7 @@ __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 logger = logging.getLogger("mcpkit.stdio")
 
 _DRAIN_SECONDS = 10.0
-
-Write = Callable[[bytes, bool], None]
-"""Writes protocol bytes; the flag asks for them to leave now rather than with the batch."""
+_HELD_BYTES = 64 * 1024  # answers held for one write past this leave at once (see _answer)
 
 
 def protect_stdout() -> BinaryIO:
@@ -77,7 +76,8 @@ async def serve_stdio(
     await server.start()
     out = await _writer(loop, stdout)
     done = loop.create_future()
-    connection = _Connection(server, out.write, max_in_flight, on_close=lambda: _set(done))
+    connection = _Connection(server, out, max_in_flight, on_close=lambda: _set(done))
+    out.changed = connection.start_waiting  # stdout filled up, or drained
     reading = await _reader(loop, stdin, connection)
     try:
         with _stop_on_signals(loop, connection.close):
@@ -99,20 +99,21 @@ class _Connection(asyncio.Protocol):
     they wait in order. Everything else (the client's answers to the server's own questions,
     notifications such as ``notifications/cancelled``) takes effect at once, in the order read,
     so a full house of tools waiting on ``ctx.elicit`` still hears its answers. Reading pauses
-    only when the waiting requests pass a byte budget, so end-of-input is seen promptly
-    otherwise.
+    only when the waiting requests pass a byte budget or stdout is full, so end-of-input is
+    seen promptly otherwise.
     """
 
     def __init__(
         self,
         server: Server,
-        write: Write,
+        out: _Coalescing | _Blocking,
         max_in_flight: int,
         on_close: Callable[[], None],
     ) -> None:
         self.server = server
         self.loop = asyncio.get_running_loop()
-        self.write = write
+        self.out = out
+        self.write = out.write
         self.session = server.session(self._send, max_in_flight=max_in_flight)
         self.max_in_flight = max_in_flight
         self.on_close = on_close
@@ -123,9 +124,10 @@ class _Connection(asyncio.Protocol):
         self.used = 0  # slots taken
         self.waiting: deque[tuple[Any, int, int]] = deque()  # past the limit: sizes, slots
         self.waiting_bytes = 0
-        self.paused = False  # reading paused: too many request bytes wait for a slot
+        self.paused = False  # reading paused: stdout is full, or too many request bytes wait
         self.starting = False  # starting waiting requests: their answers leave together...
         self.held: list[bytes] = []  # ...at the end of the pass, with no flush scheduled
+        self.held_bytes = 0
         self.starter = _eager.Starter(self.loop)  # runs a request's first step at once
         self.answered_first = False
         self.closed = False
@@ -154,7 +156,7 @@ class _Connection(asyncio.Protocol):
         else:
             self.buffer += data
             self._take_lines()
-        self._start_waiting()
+        self.start_waiting()
 
     def _take_lines(self) -> None:
         end = self.buffer.rfind(b"\n") + 1
@@ -167,7 +169,9 @@ class _Connection(asyncio.Protocol):
         if len(self.buffer) > self.server.limits.max_bytes:
             self.buffer.clear()
             self.skipping = True
-            self._reject_oversized()
+            limit = self.server.limits.max_bytes
+            error = InvalidRequest(f"Invalid Request: message larger than {limit} bytes")
+            self._reply(jsonrpc.error_response(None, error))
 
     def _route(self, line: bytes) -> None:
         """Queue a request, take anything else at once; what goes wrong stays with this line."""
@@ -200,9 +204,12 @@ class _Connection(asyncio.Protocol):
         self.waiting_bytes -= sum(item[1] for item in self.waiting) - sum(s[1] for s in kept)
         self.waiting = kept
 
-    def _start_waiting(self) -> None:
-        """Start waiting requests while there is room; pause or resume reading."""
-        if self.waiting and self.used < self.max_in_flight:
+    def start_waiting(self) -> None:
+        """Start waiting requests while there is room and stdout takes answers; then pause or
+        resume reading."""
+        if self.closed:
+            return
+        if self.waiting and self.used < self.max_in_flight and not self.out.full:
             self._start_some()
         self._flow()
 
@@ -212,7 +219,7 @@ class _Connection(asyncio.Protocol):
         workers = self.server.workers
         self.starting = True
         try:
-            while self.waiting:
+            while self.waiting and not self.out.full:
                 message, size, slots = self.waiting.popleft()
                 if self.used + slots > self.max_in_flight:
                     self.waiting.appendleft((message, size, slots))  # a batch waits for room
@@ -226,28 +233,26 @@ class _Connection(asyncio.Protocol):
         finally:  # even when a first step raises SystemExit: earlier answers still leave
             workers.busy(self.loop, False)
             self.starting = False
-            if self.held:
-                self.write(b"".join(self.held), True)
-                self.held.clear()
+            self._release_held()
             self.starter.release()  # what runs on, runs after the answers have left
 
+    def _release_held(self) -> None:
+        if self.held:
+            self.write(b"".join(self.held), True)
+            self.held.clear()
+            self.held_bytes = 0
+
     def _flow(self) -> None:
-        if self.transport is None or self.closed:
+        if self.transport is None:
             return
-        too_much = self.waiting_bytes > self.server.limits.max_bytes
-        if too_much and not self.paused:
+        hold = self.out.full or self.waiting_bytes > self.server.limits.max_bytes
+        if hold and not self.paused:
             self.paused = True
             self.transport.pause_reading()
-        elif self.paused and not too_much:
+        elif self.paused and not hold:
             self.paused = False
             with contextlib.suppress(RuntimeError):
                 self.transport.resume_reading()
-
-    def _reject_oversized(self) -> None:
-        error = InvalidRequest(
-            f"Invalid Request: message larger than {self.server.limits.max_bytes} bytes"
-        )
-        self._reply(jsonrpc.error_response(None, error))
 
     def _track(self, task: asyncio.Task[None], slots: int) -> None:
         self.tasks[task] = slots
@@ -262,6 +267,9 @@ class _Connection(asyncio.Protocol):
             data = jsonrpc.encode(response) + b"\n"
             if self.starting:
                 self.held.append(data)
+                self.held_bytes += len(data)
+                if self.held_bytes > _HELD_BYTES:  # let stdout say whether it is full
+                    self._release_held()
             else:
                 self.write(data, len(self.tasks) <= 1)
             if not self.answered_first:
@@ -272,7 +280,7 @@ class _Connection(asyncio.Protocol):
         self.used -= self.tasks.pop(task, 0)
         if not self.closed:
             self.starter.prepare()  # here, after an answer left: off the next one's path
-            self._start_waiting()
+            self.start_waiting()
 
     def eof_received(self) -> bool | None:
         self.close()
@@ -312,18 +320,38 @@ async def _writer(loop: asyncio.AbstractEventLoop, stream: BinaryIO) -> _Coalesc
     Messages written in one turn of the event loop leave in one system call: under a flood of
     pipelined requests that is one write per batch of answers instead of one per answer.
     """
+    writer = _Coalescing(loop)
     try:
-        transport, _ = await loop.connect_write_pipe(asyncio.Protocol, stream)
+        await loop.connect_write_pipe(lambda: writer, stream)
     except (ValueError, OSError):
         return _Blocking(stream)
-    return _Coalescing(loop, transport)
+    return writer
 
 
-class _Coalescing:
-    def __init__(self, loop: asyncio.AbstractEventLoop, transport: asyncio.WriteTransport) -> None:
+class _Coalescing(asyncio.Protocol):
+    """Writes to a pipe without blocking; ``full`` from when the pipe's write buffer passes its
+    high-water mark (the client does not read) until it has drained, ``changed`` told both times.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.transport = transport
+        self.transport: asyncio.WriteTransport = None  # type: ignore[assignment]
         self.pending: list[bytes] = []
+        self.full = False
+        self.changed: Callable[[], None] = lambda: None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def pause_writing(self) -> None:
+        self.full = True
+        logger.debug("stdout is full (the client is not reading): input paused")
+        self.changed()
+
+    def resume_writing(self) -> None:
+        self.full = False
+        logger.debug("stdout drained: input resumed")
+        self.changed()
 
     def write(self, data: bytes, now: bool = False) -> None:
         if not self.pending and not now:
@@ -351,8 +379,13 @@ class _Coalescing:
 
 
 class _Blocking:
+    """Writes to a file, blocking: never full (a write returns when its bytes are out)."""
+
+    full = False
+
     def __init__(self, stream: BinaryIO) -> None:
         self.stream = stream
+        self.changed: Callable[[], None] = lambda: None
 
     def write(self, data: bytes, now: bool = False) -> None:
         with contextlib.suppress(BrokenPipeError, ValueError):
