@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+from collections.abc import Coroutine
 from typing import Any
 
 import pytest
@@ -166,7 +168,7 @@ def test_cancellation_in_the_stateless_era() -> None:
     assert run(scenario()) == (None, ["s"])
 
 
-@pytest.mark.parametrize("request_id", [999, "nope", None, 1.5, {"x": 1}])
+@pytest.mark.parametrize("request_id", [999, "nope", None, 1.5, {"x": 1}, True, 1.0, "1"])
 def test_unknown_or_invalid_cancel_ids_are_ignored(request_id: Any) -> None:
     async def scenario() -> tuple[Any, Any, Any]:
         async with Client(app, protocol_version="2025-06-18") as client:
@@ -356,14 +358,39 @@ def test_the_context_knows_the_request_in_both_eras() -> None:
 # ----------------------------------------------------------------------------- backpressure
 
 
+async def over_a_pipe(
+    data: bytes, lines: int, max_in_flight: int, running: Coroutine[Any, Any, None]
+) -> tuple[int, list[bytes]]:
+    """serve_stdio over real pipes: write ``data``, wait for ``running``, then note the peak of
+    slow calls, release them and read ``lines`` lines. Returns the peak and the lines."""
+    in_read, in_write = os.pipe()
+    out_read, out_write = os.pipe()
+    stdin, stdout = os.fdopen(in_read, "rb", 0), os.fdopen(out_write, "wb", 0)
+    server = asyncio.create_task(serve_stdio(app, stdin, stdout, max_in_flight=max_in_flight))
+    os.write(in_write, data)
+    await running
+    held = gate.peak
+    gate.release.set()
+    reader = os.fdopen(out_read, "rb", 0)
+    loop = asyncio.get_running_loop()
+    buffer = b""
+    while buffer.count(b"\n") < lines:
+        buffer += await loop.run_in_executor(None, reader.read, 65536)
+    os.close(in_write)
+    await server
+    reader.close()
+    return held, buffer.splitlines()
+
+
 def test_at_most_max_in_flight_calls_run_and_input_waits() -> None:
     """Over a real pipe: with max_in_flight=2, the third call starts only when one finishes."""
 
+    async def started() -> None:
+        await gate.started.wait()
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+
     async def scenario() -> tuple[int, int, list[str]]:
-        in_read, in_write = os.pipe()
-        out_read, out_write = os.pipe()
-        stdin, stdout = os.fdopen(in_read, "rb", 0), os.fdopen(out_write, "wb", 0)
-        server = asyncio.create_task(serve_stdio(app, stdin, stdout, max_in_flight=2))
         lines = [
             b'{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
         ]
@@ -372,24 +399,63 @@ def test_at_most_max_in_flight_calls_run_and_input_waits() -> None:
             % (i, i)
             for i in range(1, 7)
         ]
-        os.write(in_write, b"\n".join(lines) + b"\n")
-        await gate.started.wait()
-        for _ in range(20):
-            await asyncio.sleep(0.01)
-        held = gate.peak
-        gate.release.set()
-        reader = os.fdopen(out_read, "rb", 0)
-        loop = asyncio.get_running_loop()
-        buffer = b""
-        while buffer.count(b"\n") < 7:
-            buffer += await loop.run_in_executor(None, reader.read, 65536)
-        os.close(in_write)
-        await server
-        reader.close()
-        got = sorted(line.decode() for line in buffer.splitlines() if b'"slow ' in line)
+        held, out = await over_a_pipe(b"\n".join(lines) + b"\n", 7, 2, started())
+        got = sorted(line.decode() for line in out if b'"slow ' in line)
         return held, gate.peak, got
 
     held, peak, got = run(scenario())
     assert held == 2  # two calls ran; the other four waited for a free slot
     assert peak <= 2
     assert len(got) == 6
+
+
+def wait_running(count: int) -> Coroutine[Any, Any, None]:
+    """Until ``count`` slow calls run at once (loop turns, no clock), then a few turns more, so
+    that any call that was going to start alongside them has started."""
+
+    async def waiting() -> None:
+        while gate.running < count:
+            await asyncio.sleep(0)
+        for _ in range(20):
+            await asyncio.sleep(0)
+
+    return waiting()
+
+
+def test_a_batch_runs_at_most_max_in_flight_members_at_once_in_memory() -> None:
+    """Each member counts: a 100-call batch runs 64 at a time (the default), all answered."""
+
+    async def scenario() -> tuple[int, Any]:
+        async with Client(app, protocol_version="2025-03-26") as client:
+            batch = [call(i, "slow", {"tag": str(i)}) for i in range(100)]
+            answering = asyncio.create_task(client.send(batch))
+            await wait_running(64)
+            held = gate.peak
+            gate.release.set()
+            return held, await answering
+
+    held, answers = run(scenario())
+    assert held == 64
+    assert gate.peak == 64
+    assert sorted((a["id"], text(a)) for a in answers) == sorted(
+        (i, f"slow {i}") for i in range(100)
+    )
+
+
+def test_a_batch_over_stdio_counts_each_member_against_max_in_flight() -> None:
+    """Over a real pipe with max_in_flight=2: a 5-call batch and a call after it never run more
+    than two at once."""
+
+    async def scenario() -> tuple[int, list[Any]]:
+        init = req(0, "initialize", {"protocolVersion": "2025-03-26"})
+        batch = [call(i, "slow", {"tag": str(i)}) for i in range(1, 6)]
+        after = call(6, "slow", {"tag": "6"})
+        data = b"".join(json.dumps(m).encode() + b"\n" for m in (init, batch, after))
+        held, out = await over_a_pipe(data, 3, 2, wait_running(2))
+        return held, [json.loads(line) for line in out[1:]]
+
+    held, (first, second) = run(scenario())
+    assert (held, gate.peak) == (2, 2)
+    batch, single = (first, second) if isinstance(first, list) else (second, first)
+    answers = [*batch, single]
+    assert sorted((a["id"], text(a)) for a in answers) == [(i, f"slow {i}") for i in range(1, 7)]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -202,6 +204,78 @@ def test_stateless_mode_batches_only_at_2025_03_26(stateless_port: int) -> None:
     reply = post(stateless_port, batch, {"mcp-protocol-version": "2025-06-18"})
     assert reply.status == 400
     assert reply.json["error"]["code"] == -32600
+
+
+class Gate:
+    """Counts the calls running at once in the server's loop; opened from the test's thread."""
+
+    def __init__(self) -> None:
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.opened: asyncio.Event | None = None
+        self.running = 0
+        self.peak = 0
+        self.changed = threading.Condition()
+
+    async def wait(self) -> None:
+        if self.opened is None:
+            self.loop, self.opened = asyncio.get_running_loop(), asyncio.Event()
+        with self.changed:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+            self.changed.notify_all()
+        await self.opened.wait()
+        with self.changed:
+            self.running -= 1
+
+    def open_when_running(self, count: int) -> None:
+        with self.changed:
+            assert self.changed.wait_for(lambda: self.running >= count, timeout=10)
+        assert self.loop is not None
+        assert self.opened is not None
+        self.loop.call_soon_threadsafe(self.opened.set)
+
+
+def test_a_batch_runs_at_most_64_members_at_once_and_1000_in_all() -> None:
+    gated = App("gated", "1")
+    gate = Gate()
+
+    @gated.tool
+    async def hold(n: int) -> int:
+        """Waits for the gate."""
+        await gate.wait()
+        return n
+
+    batch = [
+        {
+            "jsonrpc": "2.0",
+            "id": i,
+            "method": "tools/call",
+            "params": {"name": "hold", "arguments": {"n": i}},
+        }
+        for i in range(100)
+    ]
+    with serve(gated.asgi(stateless=True)) as bound:  # no version header: 2025-03-26
+        opener = threading.Thread(target=gate.open_when_running, args=(64,))
+        opener.start()
+        reply = post(bound, batch)
+        opener.join()
+        too_many = post(bound, [{"jsonrpc": "2.0", "id": i, "method": "ping"} for i in range(1001)])
+    assert reply.status == 200
+    assert gate.peak == 64
+    assert sorted(answer["result"]["structuredContent"]["result"] for answer in reply.json) == list(
+        range(100)
+    )
+    assert (too_many.status, too_many.json) == (
+        400,
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": -32600,
+                "message": "Invalid Request: a batch holds at most 1000 messages (1001 sent)",
+            },
+        },
+    )
 
 
 def test_stateless_mode_cancels_a_call_whose_client_left(stateless_port: int) -> None:

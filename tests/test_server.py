@@ -419,6 +419,17 @@ def test_other_versions_answer_an_array_with_one_invalid_request(
         )
 
 
+def test_a_batch_holds_at_most_1000_messages() -> None:
+    """A larger one is one -32600 (nothing in it runs); 1000 are answered."""
+    with batch_client() as client:
+        assert client.send([req(i, "ping") for i in range(1001)]) == err(
+            None, -32600, "Invalid Request: a batch holds at most 1000 messages (1001 sent)"
+        )
+        assert client.send([req(i, "ping") for i in range(1000)]) == [
+            ok(i, {}) for i in range(1000)
+        ]
+
+
 def test_an_array_before_initialize_is_one_invalid_request(fresh: SyncClient) -> None:
     answer = fresh.send([req(1, "initialize", {"protocolVersion": "2025-03-26"})])
     assert answer["id"] is None

@@ -34,9 +34,12 @@ def server_env() -> dict[str, str]:
 
 
 class Server:
-    """``python -m mcpkit run TARGET`` with a line reader on a thread (every read has a timeout)."""
+    """``python -m mcpkit run TARGET`` with line readers on threads (every read has a timeout).
 
-    def __init__(self, target: str, *args: str, cwd: Path = ROOT) -> None:
+    ``read=False`` leaves stdout unread (a client that never reads) until :meth:`start_reading`.
+    """
+
+    def __init__(self, target: str, *args: str, cwd: Path = ROOT, read: bool = True) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mcpkit", "run", target, *args],
             cwd=cwd,
@@ -46,10 +49,15 @@ class Server:
             stderr=subprocess.PIPE,
         )
         self.lines: queue.Queue[bytes] = queue.Queue()
+        self.stderr_lines: queue.Queue[bytes] = queue.Queue()
         self.stderr = b""
-        threading.Thread(target=self._pump, daemon=True).start()
+        if read:
+            self.start_reading()
         self._stderr_thread = threading.Thread(target=self._pump_stderr, daemon=True)
         self._stderr_thread.start()
+
+    def start_reading(self) -> None:
+        threading.Thread(target=self._pump, daemon=True).start()
 
     def _pump(self) -> None:
         assert self.proc.stdout is not None
@@ -59,7 +67,21 @@ class Server:
 
     def _pump_stderr(self) -> None:
         assert self.proc.stderr is not None
-        self.stderr = self.proc.stderr.read()
+        read: list[bytes] = []
+        for line in self.proc.stderr:
+            read.append(line)
+            self.stderr_lines.put(line)
+        self.stderr = b"".join(read)
+
+    def stderr_until(self, text: bytes, timeout: float = TIMEOUT) -> list[bytes]:
+        """The stderr lines up to the first (still unseen) one holding ``text``, that one too."""
+        seen: list[bytes] = []
+        while not seen or text not in seen[-1]:
+            try:
+                seen.append(self.stderr_lines.get(timeout=timeout))
+            except queue.Empty:
+                raise AssertionError(f"no {text!r} on stderr within {timeout} s") from None
+        return seen
 
     def write(self, data: bytes) -> None:
         assert self.proc.stdin is not None
@@ -126,8 +148,8 @@ class Server:
 def spawn() -> Iterator[Any]:
     started: list[Server] = []
 
-    def start(target: str = EXAMPLE, *args: str, cwd: Path = ROOT) -> Server:
-        server = Server(target, *args, cwd=cwd)
+    def start(target: str = EXAMPLE, *args: str, cwd: Path = ROOT, read: bool = True) -> Server:
+        server = Server(target, *args, cwd=cwd, read=read)
         started.append(server)
         return server
 
@@ -369,6 +391,66 @@ def test_output_is_compact_utf8_one_message_per_line(example: Server) -> None:
     assert line.count(b"\n") == 1
     assert "프로젝트를 빌드한다".encode() in line
     assert b'{"jsonrpc":"2.0","id":1,' in line
+
+
+UNREAD_APP = """
+    import sys
+
+    from mcpkit import App
+
+    app = App("unread", "1")
+    ran = 0
+
+
+    @app.tool
+    async def blob() -> str:
+        \"\"\"10 kB of text; says on stderr that it ran.\"\"\"
+        global ran
+        ran += 1
+        print(f"ran {ran}", file=sys.stderr, flush=True)
+        return "x" * 10_000
+"""
+
+
+def test_a_client_that_does_not_read_stops_the_server_reading(spawn: Any, tmp_path: Path) -> None:
+    """Output backpressure: while the client reads nothing, the server stops taking input once
+    its stdout is full (the client's writes block); once the client reads, every call runs and
+    is answered."""
+    (tmp_path / "unread.py").write_text(textwrap.dedent(UNREAD_APP))
+    server = spawn(str(tmp_path / "unread.py") + ":app", "--log-level", "debug", read=False)
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    count = 3000  # ~600 kB: more than one read of the server (256 kB) and the pipe hold
+    calls = [
+        {
+            "jsonrpc": "2.0",
+            "id": i,
+            "method": "tools/call",
+            "params": {"name": "blob", "_meta": meta},
+        }
+        for i in range(count)
+    ]
+    data = b"".join(json.dumps(c).encode() + b"\n" for c in calls)
+    writer = threading.Thread(target=server.write, args=(data,), daemon=True)
+    writer.start()
+    server.stderr_until(b"input paused")
+    assert writer.is_alive()  # the server takes no more: the client's write blocks
+    server.start_reading()
+    answers = [server.read() for _ in range(count)]
+    writer.join(TIMEOUT)
+    assert not writer.is_alive()
+    assert sorted(answer["id"] for answer in answers) == list(range(count))
+    server.close_stdin()
+    assert server.wait() == 0
+    stderr = server.all_stderr().splitlines()
+    assert sum(line.startswith(b"ran ") for line in stderr) == count
+    # Before the client read anything (the first resume): at most the 64 calls that may run at
+    # once and the answers that filled the pipe and the write buffer (64 kB each: 14 of 10 kB),
+    # though one read brought in hundreds of calls.
+    before = stderr[: next(i for i, line in enumerate(stderr) if b"input resumed" in line)]
+    assert sum(line.startswith(b"ran ") for line in before) <= 64 + 14
 
 
 # ------------------------------------------------------------------------------- shutdown

@@ -9,10 +9,14 @@ import contextvars
 import json
 import os
 import sys
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
+
 from mcpkit import App, Context
+from mcpkit.protocol import jsonrpc
 from mcpkit.transports.stdio import serve_stdio
 
 TIMEOUT = 5.0
@@ -73,6 +77,17 @@ def big() -> str:
     return "x" * 1_000_000
 
 
+runs: Counter[str] = Counter()
+
+
+@app.tool
+async def tally(tag: str) -> str:
+    """Counts its runs per tag, after suspending once (a cancel can land meanwhile)."""
+    await asyncio.sleep(0)
+    runs[tag] += 1
+    return tag
+
+
 Scenario = Callable[[Callable[[Any], None], Callable[[], Awaitable[Any]]], Awaitable[None]]
 
 
@@ -126,6 +141,35 @@ def call(request_id: int, tool: str) -> dict[str, Any]:
         "method": "tools/call",
         "params": {"name": tool, "arguments": {}},
     }
+
+
+def tally_call(request_id: Any, tag: str) -> dict[str, Any]:
+    return {**call(request_id, "tally"), "params": {"name": "tally", "arguments": {"tag": tag}}}
+
+
+def tallied(request_id: Any, tag: str) -> dict[str, Any]:
+    """The answer to ``tally_call(request_id, tag)``."""
+    result = {"content": [{"type": "text", "text": tag}], "isError": False}
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def cancel(request_id: Any) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "method": "notifications/cancelled",
+        "params": {"requestId": request_id},
+    }
+
+
+def lines(*messages: Any) -> bytes:
+    """Messages (or raw ``bytes`` lines) as one write: the server reads them together."""
+    return b"".join(
+        (m if isinstance(m, bytes) else json.dumps(m).encode()) + b"\n" for m in messages
+    )
+
+
+PING = {"jsonrpc": "2.0", "id": "ping", "method": "ping"}
+PONG = {"jsonrpc": "2.0", "id": "ping", "result": {}}
 
 
 def test_answers_to_server_questions_get_in_when_every_slot_is_taken() -> None:
@@ -240,3 +284,133 @@ def test_serve_stdio_cancelled_from_outside_leaves_no_task_behind() -> None:
         return [t for t in asyncio.all_tasks() if t is not current and not t.done()]
 
     assert asyncio.run(main()) == []
+
+
+# ----------------------------------------------------------- one read, each message taken once
+
+
+def test_an_array_and_a_cancel_read_together_are_each_taken_once() -> None:
+    """An array line and a cancel in one read used to stop the read half way and leave the
+    buffer untrimmed: later reads routed the same lines again (tools re-ran, nothing new was
+    answered)."""
+    runs.clear()
+
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        send(lines(tally_call(1, "a"), [{"jsonrpc": "2.0", "id": 2, "method": "ping"}], cancel(9)))
+        first = [await receive(), await receive()]
+        send(lines(tally_call(3, "b"), PING))
+        then = [await receive(), await receive()]
+        assert sorted(first, key=json.dumps) == sorted(
+            [
+                tallied(1, "a"),
+                {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {
+                        "code": -32600,
+                        "message": "Invalid Request: batches exist only in protocol version "
+                        "2025-03-26",
+                    },
+                },
+            ],
+            key=json.dumps,
+        )
+        assert sorted(then, key=json.dumps) == sorted([tallied(3, "b"), PONG], key=json.dumps)
+        assert runs == {"a": 1, "b": 1}
+
+    asyncio.run(talk(scenario, max_in_flight=4))
+
+
+def test_a_cancel_without_a_request_id_drops_nothing() -> None:
+    """It used to match a waiting request whose id is null, whose -32600 was then never sent."""
+
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        no_id: dict[str, Any] = {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {},
+        }
+        send(lines({"jsonrpc": "2.0", "id": None, "method": "ping"}, no_id, PING))
+        assert [await receive(), await receive()] == [
+            {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}},
+            PONG,
+        ]
+
+    asyncio.run(talk(scenario, max_in_flight=4))
+
+
+def test_a_message_that_fails_to_be_taken_fails_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever goes wrong taking one line (here: decoding it raises) is contained to that line:
+    it gets -32603 with id null, the lines around it are answered once, later reads work."""
+    decode = jsonrpc.decode
+
+    def faulty(data: bytes | str, limits: jsonrpc.Limits = jsonrpc.DEFAULT_LIMITS) -> Any:
+        if b"boom" in bytes(data if isinstance(data, bytes) else data.encode()):
+            raise RuntimeError("boom")
+        return decode(data, limits)
+
+    monkeypatch.setattr(jsonrpc, "decode", faulty)
+    runs.clear()
+
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        boom = {"jsonrpc": "2.0", "id": "boom", "method": "ping"}
+        send(lines(tally_call(1, "a"), boom, tally_call(2, "b")))
+        first = [await receive() for _ in range(3)]
+        send(lines(tally_call(3, "c"), PING))
+        then = [await receive(), await receive()]
+        internal = {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32603, "message": "Internal error"},
+        }
+        assert sorted(first, key=json.dumps) == sorted(
+            [tallied(1, "a"), internal, tallied(2, "b")], key=json.dumps
+        )
+        assert sorted(then, key=json.dumps) == sorted([tallied(3, "c"), PONG], key=json.dumps)
+        assert runs == {"a": 1, "b": 1, "c": 1}
+
+    asyncio.run(talk(scenario, max_in_flight=4))
+
+
+# ------------------------------------------------------------------------ cancellation matching
+
+
+def test_a_cancel_names_a_waiting_request_by_type_and_value() -> None:
+    """``true`` is not request 1, ``7.0`` and ``"7"`` are not request 7; a cancel naming a
+    request read before it (8) still keeps it from ever running."""
+    runs.clear()
+
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        send(
+            lines(
+                tally_call(7, "seven"),
+                tally_call(1, "one"),
+                tally_call(8, "eight"),
+                b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7.0}}',
+                cancel(True),
+                cancel("7"),
+                cancel(8),
+            )
+        )
+        answers = [await receive(), await receive()]
+        send(PING)
+        assert await receive() == PONG  # nothing for 8
+        assert sorted(answers, key=json.dumps) == sorted(
+            [tallied(7, "seven"), tallied(1, "one")], key=json.dumps
+        )
+        assert runs == {"seven": 1, "one": 1}
+
+    asyncio.run(talk(scenario, max_in_flight=1))
+
+
+def test_a_cancel_read_before_a_request_does_not_cancel_it() -> None:
+    """Messages take effect in the order they were read: a cancel naming an id no request has
+    yet is ignored, even when that request follows in the same read."""
+    runs.clear()
+
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        send(lines(cancel(5), tally_call(5, "five")))
+        assert await receive() == tallied(5, "five")
+        assert runs == {"five": 1}
+
+    asyncio.run(talk(scenario, max_in_flight=4))

@@ -12,7 +12,9 @@ then returns those bytes as they are.
 
 from __future__ import annotations
 
+import asyncio
 import math
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from pydantic_core import from_json, to_json, to_jsonable_python
@@ -28,6 +30,9 @@ __all__ = [
     "Notification",
     "Request",
     "Response",
+    "answer_batch",
+    "as_id",
+    "batch_error",
     "decode",
     "encode",
     "encoded",
@@ -46,6 +51,7 @@ class Limits:
 
     max_bytes: int = 16 * MiB
     max_depth: int = 128
+    max_batch: int = 1000  # messages in one batch (2025-03-26)
 
 
 DEFAULT_LIMITS = Limits()
@@ -151,9 +157,15 @@ def _deeper_than(value: Any, max_depth: int) -> bool:
 
 def readable_id(obj: Any) -> RequestId | None:
     """The ``id`` of a message when it is a valid MCP id (string or integer), else ``None``."""
-    if not isinstance(obj, dict):
-        return None
-    value = obj.get("id")
+    return as_id(obj.get("id")) if isinstance(obj, dict) else None
+
+
+def as_id(value: Any) -> RequestId | None:
+    """``value`` when it is a valid MCP id (a string or an integer), else ``None``.
+
+    Booleans and floats are not ids, even where Python compares them equal to one (``True == 1``,
+    ``7.0 == 7``): an id names the request whose id has the same type and value.
+    """
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return value
     return None
@@ -183,6 +195,39 @@ def _parse_response(obj: dict[str, Any]) -> Response:
     if request_id is None or has_result == has_error:
         raise InvalidRequest()
     return Response(request_id, obj.get("result"), obj.get("error"))
+
+
+def batch_error(items: list[Any], limits: Limits = DEFAULT_LIMITS) -> InvalidRequest | None:
+    """Why a batch gets one ``-32600`` and nothing in it runs (empty, or too large), or ``None``."""
+    if not items:
+        return InvalidRequest()
+    if len(items) > limits.max_batch:
+        return InvalidRequest(
+            f"Invalid Request: a batch holds at most {limits.max_batch} messages "
+            f"({len(items)} sent)"
+        )
+    return None
+
+
+async def answer_batch(
+    items: list[Any],
+    answer: Callable[[Any], Coroutine[Any, Any, Any]],
+    width: int,
+    stopped: Callable[[], bool],
+) -> list[Any]:
+    """``answer(item)`` for each item, in order: at most ``width`` at once, each in a task of its
+    own (cancelling one leaves the rest); none is started once ``stopped()``."""
+    answers: list[Any] = [None] * len(items)
+    order = iter(range(len(items)))
+
+    async def work() -> None:
+        for index in order:
+            if stopped():
+                return
+            answers[index] = await asyncio.ensure_future(answer(items[index]))
+
+    await asyncio.gather(*(work() for _ in range(width)))
+    return answers
 
 
 def result_response(request_id: RequestId, result: Any) -> dict[str, Any]:

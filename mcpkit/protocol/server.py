@@ -56,11 +56,12 @@ from mcpkit.protocol.versions import (
     META_CAPABILITIES,
     META_SERVER_INFO,
     META_VERSION,
+    is_stateless,
     negotiate,
 )
 from mcpkit.types import RequestId
 
-__all__ = ["Server", "Session"]
+__all__ = ["MAX_IN_FLIGHT", "Server", "Session", "cancel_target"]
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -68,8 +69,11 @@ _request_send: contextvars.ContextVar[Send | None] = contextvars.ContextVar(
     "mcpkit_request_send", default=None
 )
 
+MAX_IN_FLIGHT = 64
+"""Requests a connection runs at once (each member of a batch counts) unless told otherwise."""
+
+_CANCELLED = "notifications/cancelled"
 _LISTS = frozenset({"tools", "prompts", "resources"})
-_STATELESS_METHODS = frozenset({"server/discover", "subscriptions/listen"})
 _NO_SESSION = (
     "Invalid params: no session; send 'initialize' first, or carry _meta "
     f"{META_VERSION!r} and {META_CAPABILITIES!r} on every request"
@@ -131,21 +135,26 @@ class Server:
         if stack is not None:
             await stack.aclose()
 
-    def session(self, send: Send, *, listen: bool = True) -> Session:
+    def session(
+        self, send: Send, *, listen: bool = True, max_in_flight: int = MAX_IN_FLIGHT
+    ) -> Session:
         """Open a connection's state; ``send`` writes one message to that client.
 
         ``listen=False`` is for a session that answers one request and ends (stateless HTTP):
         it is not told about the App's changes, which it could not pass on anyway.
         """
-        return Session(self, send, listen=listen)
+        return Session(self, send, listen=listen, max_in_flight=max_in_flight)
 
 
 class Session:
     """One connection: the handshake state and the requests running on it."""
 
-    def __init__(self, server: Server, send: Send, *, listen: bool = True) -> None:
+    def __init__(
+        self, server: Server, send: Send, *, listen: bool = True, max_in_flight: int = MAX_IN_FLIGHT
+    ) -> None:
         self.server = server
         self.send = encoding(send)
+        self.max_in_flight = max_in_flight  # requests running at once, batch members included
         self.version: str | None = None
         self.client_capabilities: dict[str, Any] = {}
         self.client_info: dict[str, Any] | None = None
@@ -157,6 +166,7 @@ class Session:
         self._cancelled: set[RequestId] = set()
         self._background: set[asyncio.Task[Any]] = set()
         self._pending: dict[RequestId, asyncio.Future[Any]] = {}
+        self._closing = False  # cancel_all() was called: start nothing more
         self._loop = asyncio.get_running_loop()
         self._unsubscribe = server.app.subscribe(self._app_changed) if listen else _not_listening
 
@@ -236,6 +246,21 @@ class Session:
             if token is not None:
                 _request_send.reset(token)
 
+    def slots(self, obj: Any) -> int:
+        """How many of ``max_in_flight`` slots answering ``obj`` takes: a request one, a batch
+        one per member it runs at once (:meth:`handle` runs no more), anything else none (a
+        transport reading a stream hands that to :meth:`settle` as it reads it)."""
+        if isinstance(obj, dict):
+            return 1 if "method" in obj and "id" in obj else 0
+        return max(1, min(len(obj), self.max_in_flight)) if isinstance(obj, list) else 0
+
+    def settle(self, obj: Any) -> dict[str, Any] | None:
+        """Take what needs no slot now: a notification or answer takes effect; the rest -32600."""
+        taken = self._take(obj)
+        if isinstance(taken, Request):
+            raise ValueError(f"{taken.method!r} is a request: it takes a slot, and handle()")
+        return taken
+
     async def _batch(self, items: list[Any]) -> Any:
         if self.version != BATCH_VERSION:
             return jsonrpc.error_response(
@@ -244,23 +269,33 @@ class Session:
                     f"Invalid Request: batches exist only in protocol version {BATCH_VERSION}"
                 ),
             )
-        if not items:
-            return jsonrpc.error_response(None, InvalidRequest())
-        answers = await asyncio.gather(*(self._one(item, in_batch=True) for item in items))
+        error = jsonrpc.batch_error(items, self.server.limits)
+        if error is not None:
+            return jsonrpc.error_response(None, error)
+        one = functools.partial(self._one, in_batch=True)
+        answers = await jsonrpc.answer_batch(items, one, self.slots(items), lambda: self._closing)
         responses = [answer for answer in answers if answer is not None]
-        return responses or None
+        return None if self._closing else responses or None  # closing: no answers at all
 
-    async def _one(self, obj: Any, *, in_batch: bool) -> dict[str, Any] | None:
+    def _take(self, obj: Any) -> Request | dict[str, Any] | None:
+        """Parse one message. A request comes back, to be run; a notification or the client's
+        answer takes effect now (``None``); what is no message comes back as its -32600."""
         try:
             message = jsonrpc.parse(obj)
         except InvalidRequest as exc:
             return jsonrpc.error_response(jsonrpc.readable_id(obj), exc)
         if isinstance(message, Notification):
             self._notification(message)
-            return None
-        if isinstance(message, Response):
+        elif isinstance(message, Response):
             self._answered(message)
-            return None
+        else:
+            return message
+        return None
+
+    async def _one(self, obj: Any, *, in_batch: bool) -> dict[str, Any] | None:
+        message = self._take(obj)
+        if not isinstance(message, Request):
+            return message
         if in_batch and message.method == "initialize":
             return jsonrpc.error_response(
                 message.id,
@@ -278,7 +313,7 @@ class Session:
             params = request.params if request.params is not None else {}
             if not isinstance(params, dict):
                 raise InvalidParams("Invalid params: MCP params must be an object")
-            if _is_stateless(request.method, params):
+            if is_stateless(request.method, params):
                 result = await self._stateless(request, params)
             else:
                 result = await self._handshake(request, params)
@@ -321,7 +356,7 @@ class Session:
             return jsonrpc.error_response(request.id, _internal(request.method, exc))
         params = request.params if isinstance(request.params, dict) else {}
         result = method.unencodable(self.server, params, exc)
-        if _is_stateless(request.method, params):
+        if is_stateless(request.method, params):
             result = self._finish_stateless(result, method)
         return jsonrpc.result_response(request.id, result)
 
@@ -402,12 +437,14 @@ class Session:
         params = note.params if isinstance(note.params, dict) else {}
         if note.method == "notifications/initialized":
             self.initialized = True
-        elif note.method == "notifications/cancelled":
+        elif note.method == _CANCELLED:
             self.cancel(params.get("requestId"))
 
     def cancel(self, request_id: Any) -> None:
-        """Cancel a running request; unknown ids and finished requests are ignored."""
-        task = self._running.get(request_id) if isinstance(request_id, (str, int)) else None
+        """Cancel a running request; unknown ids, finished requests and values that are no id
+        (``true`` is not request 1, nor ``7.0`` request 7) are ignored."""
+        request_id = jsonrpc.as_id(request_id)
+        task = self._running.get(request_id) if request_id is not None else None
         if task is not None and not task.done():
             self._cancelled.add(request_id)
             task.cancel()
@@ -415,6 +452,7 @@ class Session:
     async def cancel_all(self) -> None:
         """Cancel every running request (the connection is closing) and wait for them."""
         self.close()
+        self._closing = True
         tasks = list(self._running.values())
         for request_id, task in list(self._running.items()):
             self._cancelled.add(request_id)
@@ -428,15 +466,22 @@ def _internal(method: str, exc: BaseException) -> InternalError:
     return InternalError()
 
 
+def cancel_target(obj: Any) -> RequestId | None:
+    """The request a ``notifications/cancelled`` message names, matched as
+    :meth:`Session.cancel` matches it, else ``None``: for a transport that holds requests it
+    has not started yet (they are dropped, never answered)."""
+    try:
+        message = jsonrpc.parse(obj)
+    except InvalidRequest:
+        return None
+    if not isinstance(message, Notification) or message.method != _CANCELLED:
+        return None
+    params = message.params
+    return jsonrpc.as_id(params.get("requestId")) if isinstance(params, dict) else None
+
+
 def _not_listening() -> None:
     """The ``close`` of a session that never listened to the App."""
-
-
-def _is_stateless(method: str, params: dict[str, Any]) -> bool:
-    if method in _STATELESS_METHODS:
-        return True
-    meta = params.get("_meta")
-    return isinstance(meta, dict) and META_VERSION in meta
 
 
 def _note(method: str, params: dict[str, Any] | None) -> dict[str, Any]:

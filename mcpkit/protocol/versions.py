@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "ALL_VERSIONS",
     "BATCH_VERSION",
@@ -9,6 +11,7 @@ __all__ = [
     "LATEST_HANDSHAKE",
     "STATELESS_VERSIONS",
     "at_least",
+    "is_stateless",
     "negotiate",
 ]
 
@@ -30,6 +33,8 @@ META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId"
 
+_STATELESS_METHODS = frozenset({"server/discover", "subscriptions/listen"})
+
 
 def negotiate(requested: object) -> str:
     """The version ``initialize`` answers: the requested one if it is a handshake version,
@@ -42,3 +47,12 @@ def negotiate(requested: object) -> str:
 def at_least(version: str, minimum: str) -> bool:
     """Versions are dates (``YYYY-MM-DD``), so they order as strings."""
     return version >= minimum
+
+
+def is_stateless(method: str, params: dict[str, Any]) -> bool:
+    """Whether a request is stateless-era: its ``_meta`` names a version, or its method exists
+    only in that era; otherwise it belongs to the handshake session."""
+    if method in _STATELESS_METHODS:
+        return True
+    meta = params.get("_meta")
+    return isinstance(meta, dict) and META_VERSION in meta

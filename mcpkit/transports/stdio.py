@@ -3,8 +3,9 @@
 Nothing but protocol messages reaches stdout: the real stdout is kept for the protocol and
 file descriptor 1 (and ``sys.stdout``) is pointed at stderr, so a tool's ``print()`` -- or a C
 library's, or a child process's -- lands on stderr. Requests run concurrently; at most
-``max_in_flight`` at once, after which reading pauses (backpressure). Closing stdin, SIGTERM or
-SIGINT cancel what is running and return.
+``max_in_flight`` at once (each member of a batch counts). Reading pauses while the requests
+waiting for a slot pass a byte budget, or while stdout is full because the client does not read
+(backpressure both ways). Closing stdin, SIGTERM or SIGINT cancel what is running and return.
 """
 
 from __future__ import annotations
@@ -23,19 +24,17 @@ from typing import Any, BinaryIO
 
 from mcpkit import _eager
 from mcpkit.app import App
-from mcpkit.exceptions import DefinitionError, InvalidRequest, ProtocolError
+from mcpkit.exceptions import DefinitionError, InternalError, InvalidRequest, ProtocolError
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
-from mcpkit.protocol.server import Server
+from mcpkit.protocol.server import MAX_IN_FLIGHT, Server, cancel_target
 
 __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
 logger = logging.getLogger("mcpkit.stdio")
 
 _DRAIN_SECONDS = 10.0
-
-Write = Callable[[bytes, bool], None]
-"""Writes protocol bytes; the flag asks for them to leave now rather than with the batch."""
+_HELD_BYTES = 64 * 1024  # answers held for one write past this leave at once (see _answer)
 
 
 def protect_stdout() -> BinaryIO:
@@ -51,7 +50,7 @@ def run_stdio(
     app: App,
     *,
     limits: Limits | None = None,
-    max_in_flight: int = 64,
+    max_in_flight: int = MAX_IN_FLIGHT,
     stdout: BinaryIO | None = None,
 ) -> None:
     """Serve ``app`` on this process's stdin/stdout until stdin closes or a signal arrives.
@@ -69,7 +68,7 @@ async def serve_stdio(
     stdout: BinaryIO,
     *,
     limits: Limits | None = None,
-    max_in_flight: int = 64,
+    max_in_flight: int = MAX_IN_FLIGHT,
 ) -> None:
     """Serve ``app`` over the given binary streams (pipes, sockets or files)."""
     loop = asyncio.get_running_loop()
@@ -77,7 +76,8 @@ async def serve_stdio(
     await server.start()
     out = await _writer(loop, stdout)
     done = loop.create_future()
-    connection = _Connection(server, out.write, max_in_flight, on_close=lambda: _set(done))
+    connection = _Connection(server, out, max_in_flight, on_close=lambda: _set(done))
+    out.changed = connection.start_waiting  # stdout filled up, or drained
     reading = await _reader(loop, stdin, connection)
     try:
         with _stop_on_signals(loop, connection.close):
@@ -93,44 +93,50 @@ async def serve_stdio(
 
 
 class _Connection(asyncio.Protocol):
-    """Splits stdin into messages and answers each one in its own task.
+    """Splits stdin into messages and answers each request in its own task.
 
-    Only requests count against ``max_in_flight``; past it they wait in order. Everything else
-    (the client's answers to the server's own questions, notifications such as
-    ``notifications/cancelled``) is handled at once, so a full house of tools waiting on
-    ``ctx.elicit`` still hears its answers. Reading pauses only when the waiting requests pass
-    a byte budget, so end-of-input is seen promptly otherwise.
+    Requests take slots of ``max_in_flight`` (a batch one per member it runs at once); past it
+    they wait in order. Everything else (the client's answers to the server's own questions,
+    notifications such as ``notifications/cancelled``) takes effect at once, in the order read,
+    so a full house of tools waiting on ``ctx.elicit`` still hears its answers. Reading pauses
+    only when the waiting requests pass a byte budget or stdout is full, so end-of-input is
+    seen promptly otherwise.
     """
 
     def __init__(
         self,
         server: Server,
-        write: Write,
+        out: _Coalescing | _Blocking,
         max_in_flight: int,
         on_close: Callable[[], None],
     ) -> None:
         self.server = server
         self.loop = asyncio.get_running_loop()
-        self.write = write
-        self.session = server.session(self._send)
+        self.out = out
+        self.write = out.write
+        self.session = server.session(self._send, max_in_flight=max_in_flight)
         self.max_in_flight = max_in_flight
         self.on_close = on_close
         self.transport: asyncio.ReadTransport | None = None
         self.buffer = bytearray()
         self.skipping = False  # inside a line longer than the limit
-        self.tasks: set[asyncio.Task[None]] = set()  # requests being answered
-        self.others: set[asyncio.Task[None]] = set()  # everything else being handled
-        self.waiting: deque[tuple[Any, int]] = deque()  # requests past the limit, and sizes
+        self.tasks: dict[asyncio.Task[None], int] = {}  # requests being answered: their slots
+        self.used = 0  # slots taken
+        self.waiting: deque[tuple[Any, int, int]] = deque()  # past the limit: sizes, slots
         self.waiting_bytes = 0
-        self.paused = False  # reading paused: too many request bytes wait for a slot
+        self.paused = False  # reading paused: stdout is full, or too many request bytes wait
         self.starting = False  # starting waiting requests: their answers leave together...
         self.held: list[bytes] = []  # ...at the end of the pass, with no flush scheduled
+        self.held_bytes = 0
         self.starter = _eager.Starter(self.loop)  # runs a request's first step at once
         self.answered_first = False
         self.closed = False
 
     async def _send(self, message: dict[str, Any]) -> None:
         self.write(jsonrpc.encode(message) + b"\n", False)
+
+    def _reply(self, message: dict[str, Any]) -> None:
+        self.write(jsonrpc.encode(message) + b"\n", True)
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -150,91 +156,107 @@ class _Connection(asyncio.Protocol):
         else:
             self.buffer += data
             self._take_lines()
-        self._start_waiting()
+        self.start_waiting()
 
     def _take_lines(self) -> None:
-        start = 0
-        while (end := self.buffer.find(b"\n", start)) >= 0:
-            line = bytes(self.buffer[start:end])
-            start = end + 1
-            if line and not line.isspace():
-                self._route(line)
-        del self.buffer[:start]  # once per read, not once per line
+        end = self.buffer.rfind(b"\n") + 1
+        if end:
+            lines = bytes(self.buffer[:end]).split(b"\n")
+            del self.buffer[:end]  # before any is routed: whatever happens, each line once
+            for line in lines:
+                if line and not line.isspace():
+                    self._route(line)
         if len(self.buffer) > self.server.limits.max_bytes:
             self.buffer.clear()
             self.skipping = True
-            self._reject_oversized()
+            limit = self.server.limits.max_bytes
+            error = InvalidRequest(f"Invalid Request: message larger than {limit} bytes")
+            self._reply(jsonrpc.error_response(None, error))
 
     def _route(self, line: bytes) -> None:
+        """Queue a request, take anything else at once; what goes wrong stays with this line."""
         try:
             message = jsonrpc.decode(line, self.server.limits)
+            slots = self.session.slots(message)
+            if slots:
+                self.waiting.append((message, len(line), slots))
+                self.waiting_bytes += len(line)
+            else:
+                self._settle(message)
         except ProtocolError as exc:
-            self.write(jsonrpc.encode(jsonrpc.error_response(None, exc)) + b"\n", True)
-            return
-        if _is_request(message):
-            self.waiting.append((message, len(line)))
-            self.waiting_bytes += len(line)
-        else:
-            self._forget_cancelled(message)
-            self._spawn(message, self.others)
+            self._reply(jsonrpc.error_response(None, exc))
+        except Exception:  # a bug: logged, and the client hears of it; the next line is read
+            logger.exception("a message could not be taken")
+            self._reply(jsonrpc.error_response(None, InternalError()))
+
+    def _settle(self, message: Any) -> None:
+        self._forget_cancelled(message)
+        response = self.session.settle(message)
+        if response is not None:
+            self._reply(response)
 
     def _forget_cancelled(self, message: Any) -> None:
         """A request cancelled while it still waits for a slot is never started."""
-        if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+        request_id = cancel_target(message)
+        if request_id is None or not self.waiting:
             return
-        params = message.get("params")
-        cancelled = params.get("requestId") if isinstance(params, dict) else None
-        kept = deque(item for item in self.waiting if item[0].get("id") != cancelled)
-        self.waiting_bytes -= sum(size for _, size in self.waiting) - sum(s for _, s in kept)
+        kept = deque(item for item in self.waiting if jsonrpc.readable_id(item[0]) != request_id)
+        self.waiting_bytes -= sum(item[1] for item in self.waiting) - sum(s[1] for s in kept)
         self.waiting = kept
 
-    def _start_waiting(self) -> None:
-        """Start waiting requests while there is room; pause or resume reading.
-
-        Each request's first step runs at once: a tool that never suspends has answered when
-        its task is made. The answers of one pass leave in one write, at its end.
-        """
-        if self.waiting and len(self.tasks) < self.max_in_flight:
-            workers = self.server.workers
-            self.starting = True
-            try:
-                while self.waiting and len(self.tasks) < self.max_in_flight:
-                    message, size = self.waiting.popleft()
-                    self.waiting_bytes -= size
-                    # More requests to start: a sync tool's result is not waited for in place.
-                    workers.busy(self.loop, bool(self.waiting))
-                    task, answered = self.starter.start(self._answer(message))
-                    if not answered:  # answered in its first step: nothing to track
-                        self._track(task, self.tasks)
-            finally:  # even when a first step raises SystemExit: earlier answers still leave
-                workers.busy(self.loop, False)
-                self.starting = False
-                if self.held:
-                    self.write(b"".join(self.held), True)
-                    self.held.clear()
-                self.starter.release()  # what runs on, runs after the answers have left
-        if self.transport is None or self.closed:
+    def start_waiting(self) -> None:
+        """Start waiting requests while there is room and stdout takes answers; then pause or
+        resume reading."""
+        if self.closed:
             return
-        too_much = self.waiting_bytes > self.server.limits.max_bytes
-        if too_much and not self.paused:
+        if self.waiting and self.used < self.max_in_flight and not self.out.full:
+            self._start_some()
+        self._flow()
+
+    def _start_some(self) -> None:
+        """Each request's first step runs at once: a tool that never suspends has answered
+        when its task is made. The answers of one pass leave in one write, at its end."""
+        workers = self.server.workers
+        self.starting = True
+        try:
+            while self.waiting and not self.out.full:
+                message, size, slots = self.waiting.popleft()
+                if self.used + slots > self.max_in_flight:
+                    self.waiting.appendleft((message, size, slots))  # a batch waits for room
+                    break
+                self.waiting_bytes -= size
+                # More requests to start: a sync tool's result is not waited for in place.
+                workers.busy(self.loop, bool(self.waiting))
+                task, answered = self.starter.start(self._answer(message))
+                if not answered:  # answered in its first step: nothing to track
+                    self._track(task, slots)
+        finally:  # even when a first step raises SystemExit: earlier answers still leave
+            workers.busy(self.loop, False)
+            self.starting = False
+            self._release_held()
+            self.starter.release()  # what runs on, runs after the answers have left
+
+    def _release_held(self) -> None:
+        if self.held:
+            self.write(b"".join(self.held), True)
+            self.held.clear()
+            self.held_bytes = 0
+
+    def _flow(self) -> None:
+        if self.transport is None:
+            return
+        hold = self.out.full or self.waiting_bytes > self.server.limits.max_bytes
+        if hold and not self.paused:
             self.paused = True
             self.transport.pause_reading()
-        elif self.paused and not too_much:
+        elif self.paused and not hold:
             self.paused = False
             with contextlib.suppress(RuntimeError):
                 self.transport.resume_reading()
 
-    def _reject_oversized(self) -> None:
-        error = InvalidRequest(
-            f"Invalid Request: message larger than {self.server.limits.max_bytes} bytes"
-        )
-        self.write(jsonrpc.encode(jsonrpc.error_response(None, error)) + b"\n", True)
-
-    def _spawn(self, message: Any, group: set[asyncio.Task[None]]) -> None:
-        self._track(self.loop.create_task(self._answer(message)), group)
-
-    def _track(self, task: asyncio.Task[None], group: set[asyncio.Task[None]]) -> None:
-        group.add(task)
+    def _track(self, task: asyncio.Task[None], slots: int) -> None:
+        self.tasks[task] = slots
+        self.used += slots
         task.add_done_callback(self._finished)
 
     async def _answer(self, message: Any) -> None:
@@ -245,6 +267,9 @@ class _Connection(asyncio.Protocol):
             data = jsonrpc.encode(response) + b"\n"
             if self.starting:
                 self.held.append(data)
+                self.held_bytes += len(data)
+                if self.held_bytes > _HELD_BYTES:  # let stdout say whether it is full
+                    self._release_held()
             else:
                 self.write(data, len(self.tasks) <= 1)
             if not self.answered_first:
@@ -252,11 +277,10 @@ class _Connection(asyncio.Protocol):
                 _compile_in_background(self.server.app)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
-        self.tasks.discard(task)
-        self.others.discard(task)
+        self.used -= self.tasks.pop(task, 0)
         if not self.closed:
             self.starter.prepare()  # here, after an answer left: off the next one's path
-            self._start_waiting()
+            self.start_waiting()
 
     def eof_received(self) -> bool | None:
         self.close()
@@ -268,13 +292,6 @@ class _Connection(asyncio.Protocol):
     def close(self) -> None:
         self.closed = True
         self.on_close()  # serve_stdio then closes the starter (it does so when cancelled too)
-
-
-def _is_request(message: Any) -> bool:
-    """Requests (and batches) count against the in-flight limit; nothing else does."""
-    if isinstance(message, list):
-        return True
-    return isinstance(message, dict) and "method" in message and "id" in message
 
 
 def _compile_in_background(app: App) -> None:
@@ -303,18 +320,38 @@ async def _writer(loop: asyncio.AbstractEventLoop, stream: BinaryIO) -> _Coalesc
     Messages written in one turn of the event loop leave in one system call: under a flood of
     pipelined requests that is one write per batch of answers instead of one per answer.
     """
+    writer = _Coalescing(loop)
     try:
-        transport, _ = await loop.connect_write_pipe(asyncio.Protocol, stream)
+        await loop.connect_write_pipe(lambda: writer, stream)
     except (ValueError, OSError):
         return _Blocking(stream)
-    return _Coalescing(loop, transport)
+    return writer
 
 
-class _Coalescing:
-    def __init__(self, loop: asyncio.AbstractEventLoop, transport: asyncio.WriteTransport) -> None:
+class _Coalescing(asyncio.Protocol):
+    """Writes to a pipe without blocking; ``full`` from when the pipe's write buffer passes its
+    high-water mark (the client does not read) until it has drained, ``changed`` told both times.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.transport = transport
+        self.transport: asyncio.WriteTransport = None  # type: ignore[assignment]
         self.pending: list[bytes] = []
+        self.full = False
+        self.changed: Callable[[], None] = lambda: None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def pause_writing(self) -> None:
+        self.full = True
+        logger.debug("stdout is full (the client is not reading): input paused")
+        self.changed()
+
+    def resume_writing(self) -> None:
+        self.full = False
+        logger.debug("stdout drained: input resumed")
+        self.changed()
 
     def write(self, data: bytes, now: bool = False) -> None:
         if not self.pending and not now:
@@ -342,8 +379,13 @@ class _Coalescing:
 
 
 class _Blocking:
+    """Writes to a file, blocking: never full (a write returns when its bytes are out)."""
+
+    full = False
+
     def __init__(self, stream: BinaryIO) -> None:
         self.stream = stream
+        self.changed: Callable[[], None] = lambda: None
 
     def write(self, data: bytes, now: bool = False) -> None:
         with contextlib.suppress(BrokenPipeError, ValueError):
