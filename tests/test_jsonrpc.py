@@ -239,6 +239,18 @@ def test_response_builders() -> None:
     assert jsonrpc.error_response(None, ParseError()) == parse_error()
 
 
+def test_notification_builder_leaves_out_params_it_is_not_given() -> None:
+    assert jsonrpc.notification("notifications/tools/list_changed") == {
+        "jsonrpc": "2.0",
+        "method": "notifications/tools/list_changed",
+    }
+    assert jsonrpc.notification("notifications/resources/updated", {"uri": "a://b"}) == {
+        "jsonrpc": "2.0",
+        "method": "notifications/resources/updated",
+        "params": {"uri": "a://b"},
+    }
+
+
 @pytest.mark.parametrize(
     ("message", "reason"),
     [

@@ -12,8 +12,8 @@ from features_support import HANDSHAKE, STATELESS, Client, rpc_error, run, settl
 from test_stdio import Server as StdioServer
 
 from mcpkit import App
-from mcpkit.protocol import handlers
 from mcpkit.protocol import server as server_module
+from mcpkit.protocol.methods import capabilities
 from mcpkit.protocol.server import Server
 from mcpkit.protocol.versions import META_CAPABILITIES, META_SUBSCRIPTION, META_VERSION
 
@@ -297,10 +297,10 @@ def test_capabilities_computed_while_the_app_changes_are_not_kept(monkeypatch: A
     """A change (say from a sync tool's worker thread) that lands while the capabilities are
     being computed must not be overwritten by the stale result."""
     app = App("race", "1")
-    real = handlers.capabilities
+    real = capabilities
 
-    def racing(server: Any) -> dict[str, Any]:
-        found: dict[str, Any] = real(server)
+    def racing(app_: App) -> dict[str, Any]:
+        found: dict[str, Any] = real(app_)
         app.add_prompt(extra_prompt)  # the change arrives with the stale result in hand
         return found
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from mcpkit import App, ToolError
-from mcpkit.protocol import handlers
+from mcpkit.protocol import methods
 from mcpkit.testing import Client, SyncClient
 
 HANDSHAKE_VERSIONS = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
@@ -623,7 +623,7 @@ def test_an_unexpected_failure_outside_a_tool_is_32603(
     async def broken(*args: Any) -> dict[str, Any]:
         raise KeyError("boom")
 
-    monkeypatch.setitem(handlers.HANDLERS, "ping", handlers.Method(broken, stateless=False))
+    monkeypatch.setitem(methods.HANDLERS, "ping", methods.MethodSpec(broken, stateless=False))
     with caplog.at_level(logging.ERROR, logger="mcpkit"), connect("2025-06-18") as client:
         assert client.send(req(1, "ping")) == err(1, -32603, "Internal error")
         assert client.send(req(2, "tools/list"))["result"]["tools"]

@@ -37,6 +37,7 @@ __all__ = [
     "encode",
     "encoded",
     "error_response",
+    "notification",
     "parse",
     "readable_id",
     "result_response",
@@ -232,6 +233,14 @@ async def answer_batch(
 
 def result_response(request_id: RequestId, result: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def notification(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A notification (no ``params`` member when ``params`` is ``None``)."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
 
 
 def error_response(request_id: RequestId | None, error: ProtocolError) -> dict[str, Any]:

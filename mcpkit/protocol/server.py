@@ -34,15 +34,16 @@ from mcpkit.exceptions import (
     Unencodable,
 )
 from mcpkit.protocol import jsonrpc
-from mcpkit.protocol.features import read_uri
-from mcpkit.protocol.handlers import (
+from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
+from mcpkit.protocol.methods import (
     HANDLERS,
-    Method,
+    MethodSpec,
+    Runtime,
     cancelled_for_real,
     capabilities,
     protocol_error_in,
+    read_uri,
 )
-from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
 from mcpkit.protocol.mrtr import StateSigner, state_key
 from mcpkit.protocol.scope import (
     RequestContext,
@@ -87,9 +88,10 @@ class Server:
         self.app = app
         self.limits = limits or Limits()
         self.workers = Workers()
-        self.signer = StateSigner(state_key(app.state_key))
-        self.read_uri = functools.partial(read_uri, self)
         self.streams: set[asyncio.Queue[Any]] = set()  # open subscriptions/listen streams
+        signer = StateSigner(state_key(app.state_key))
+        self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities)
+        self.read_uri = functools.partial(read_uri, self.runtime)
         self.state: Any = None
         self._capabilities: dict[str, Any] | None = None
         self._generation = 0  # bumped by every change that may alter the capabilities
@@ -102,7 +104,7 @@ class Server:
         if cached is not None:
             return cached
         generation = self._generation
-        computed = capabilities(self)
+        computed = capabilities(self.app)
         if generation == self._generation:  # no change (from another thread) meanwhile
             self._capabilities = computed
         return computed
@@ -177,9 +179,9 @@ class Session:
         if kind == "resource":
             if uri not in self.resource_subscriptions:
                 return
-            message = _note("notifications/resources/updated", {"uri": uri})
+            message = jsonrpc.notification("notifications/resources/updated", {"uri": uri})
         elif kind in _LISTS:
-            message = _note(f"notifications/{kind}/list_changed", None)
+            message = jsonrpc.notification(f"notifications/{kind}/list_changed")
         else:
             return  # e.g. "capabilities": nothing a client is told about
         with contextlib.suppress(RuntimeError):  # the loop is gone: so is the client
@@ -355,7 +357,7 @@ class Session:
         if method is None or method.unencodable is None:
             return jsonrpc.error_response(request.id, _internal(request.method, exc))
         params = request.params if isinstance(request.params, dict) else {}
-        result = method.unencodable(self.server, params, exc)
+        result = method.unencodable(self.server.runtime, params, exc)
         if is_stateless(request.method, params):
             result = self._finish_stateless(result, method)
         return jsonrpc.result_response(request.id, result)
@@ -372,12 +374,12 @@ class Session:
         if method is None or not method.stateless or not self._offers(method):
             raise MethodNotFound(f"Method not found: {request.method}")
         try:
-            result = await method.handler(self.server, ctx, params)
+            result = await method.handler(self.server.runtime, ctx, params)
         except ResourceNotFound as exc:  # retired in 2026-07-28: -32602 with the same data
             raise InvalidParams(exc.message, exc.data) from None
         return self._finish_stateless(result, method)
 
-    def _finish_stateless(self, result: dict[str, Any], method: Method) -> dict[str, Any]:
+    def _finish_stateless(self, result: dict[str, Any], method: MethodSpec) -> dict[str, Any]:
         result.setdefault("resultType", "complete")
         meta = dict(result.get("_meta") or {})
         meta[META_SERVER_INFO] = self.server.app.server_info
@@ -408,9 +410,9 @@ class Session:
             session=self,
             reader=self.server.read_uri,
         )
-        return await method.handler(self.server, ctx, params)
+        return await method.handler(self.server.runtime, ctx, params)
 
-    def _offers(self, method: Method) -> bool:
+    def _offers(self, method: MethodSpec) -> bool:
         return method.capability is None or method.capability in self.server.capabilities()
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -482,10 +484,3 @@ def cancel_target(obj: Any) -> RequestId | None:
 
 def _not_listening() -> None:
     """The ``close`` of a session that never listened to the App."""
-
-
-def _note(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
-    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
-    if params is not None:
-        message["params"] = params
-    return message

@@ -1,0 +1,97 @@
+"""The completion feature: ``completion/complete``, and whether anything can answer it.
+
+Candidates come from the prompt argument's or template variable's own completer, else its
+schema's ``enum``, else the App's ``@app.completion`` function.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from mcpkit.app import App
+from mcpkit.exceptions import DefinitionError, InvalidParams
+from mcpkit.protocol.methods.spec import MethodSpec, Runtime
+from mcpkit.protocol.scope import RequestContext
+
+__all__ = ["MAX_COMPLETIONS", "METHODS", "can_complete"]
+
+MAX_COMPLETIONS = 100
+
+
+def can_complete(app: App) -> bool:
+    """Whether anything can answer ``completion/complete`` (then ``completions`` is offered)."""
+    if app.completer is not None:
+        return True
+    for prompt in app.prompts.values():
+        if prompt.completions:
+            return True
+        try:
+            arguments = prompt.definition["arguments"]
+        except DefinitionError:
+            continue  # logged when it is listed or compiled
+        if any("enum" in (prompt.argument_schema(a["name"]) or {}) for a in arguments):
+            return True
+    for template in app.resource_templates.values():
+        if template.completions or any(
+            "enum" in (template.argument_schema(v) or {}) for v in template.variables
+        ):
+            return True
+    return False
+
+
+async def _complete(
+    runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
+) -> dict[str, Any]:
+    ref, argument = params.get("ref"), params.get("argument")
+    if not isinstance(ref, dict) or not isinstance(argument, dict):
+        raise InvalidParams("Invalid params: 'ref' and 'argument' must be objects")
+    name, value = argument.get("name"), argument.get("value", "")
+    if not isinstance(name, str) or not isinstance(value, str):
+        raise InvalidParams("Invalid params: 'argument' needs a string 'name' and 'value'")
+    context = params.get("context") or {}
+    given = context.get("arguments") or {} if isinstance(context, dict) else {}
+    values = await _candidates(runtime.app, ref, name, value, given)
+    return {
+        "completion": {
+            "values": values[:MAX_COMPLETIONS],
+            "total": len(values),
+            "hasMore": len(values) > MAX_COMPLETIONS,
+        }
+    }
+
+
+async def _candidates(
+    app: App, ref: dict[str, Any], name: str, value: str, given: dict[str, Any]
+) -> list[str]:
+    completer, schema = None, None
+    if ref.get("type") == "ref/prompt":
+        prompt = app.prompts.get(str(ref.get("name")))
+        if prompt is None:
+            raise InvalidParams(f"Unknown prompt: {ref.get('name')}")
+        completer, schema = prompt.completions.get(name), prompt.argument_schema(name)
+    elif ref.get("type") == "ref/resource":
+        template = app.resource_templates.get(str(ref.get("uri")))
+        if template is None:
+            raise InvalidParams(f"Unknown resource template: {ref.get('uri')}")
+        completer, schema = template.completions.get(name), template.argument_schema(name)
+    else:
+        raise InvalidParams("Invalid params: ref.type must be 'ref/prompt' or 'ref/resource'")
+    if completer is not None:
+        return await _call(completer, value, given)
+    if schema is not None and isinstance(schema.get("enum"), list):
+        return [str(v) for v in schema["enum"] if str(v).startswith(value)]
+    if app.completer is not None:
+        return await _call(app.completer, ref, name, value, given)
+    return []
+
+
+async def _call(fn: Callable[..., Any], *args: Any) -> list[str]:
+    result = fn(*args)
+    if inspect.isawaitable(result):
+        result = await result
+    return [str(v) for v in result]
+
+
+METHODS = {"completion/complete": MethodSpec(_complete, "completions")}

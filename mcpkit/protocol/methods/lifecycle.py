@@ -1,0 +1,71 @@
+"""Lifecycle and discovery: ``ping``, ``logging/setLevel``, ``server/discover``, and the
+``ServerCapabilities`` that ``initialize`` and ``server/discover`` publish.
+
+``initialize`` itself stays in the session (``protocol.server``): it is what creates the
+handshake-era state (negotiated version, client capabilities and info) that the session keeps
+and every later request of the connection reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpkit.app import App
+from mcpkit.context import LOG_LEVELS
+from mcpkit.exceptions import InvalidParams
+from mcpkit.protocol.methods.completion import can_complete
+from mcpkit.protocol.methods.spec import MethodSpec, Runtime
+from mcpkit.protocol.scope import RequestContext
+from mcpkit.protocol.versions import ALL_VERSIONS
+
+__all__ = ["METHODS", "capabilities"]
+
+
+def capabilities(app: App) -> dict[str, Any]:
+    """``ServerCapabilities``: only what the app has (the server caches it)."""
+    caps: dict[str, Any] = {"logging": {}}
+    if app.tools:
+        caps["tools"] = {"listChanged": True}
+    if app.resources or app.resource_templates:
+        caps["resources"] = {"subscribe": True, "listChanged": True}
+    if app.prompts:
+        caps["prompts"] = {"listChanged": True}
+    if can_complete(app):
+        caps["completions"] = {}
+    return caps
+
+
+async def _ping(runtime: Runtime, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    return {}
+
+
+async def _set_level(
+    runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
+) -> dict[str, Any]:
+    level = params.get("level")
+    if level not in LOG_LEVELS:
+        raise InvalidParams(
+            f"Invalid params: unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}"
+        )
+    if ctx.session is not None:
+        ctx.session.log_level = level
+    return {}
+
+
+async def _discover(
+    runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
+) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "supportedVersions": list(ALL_VERSIONS),
+        "capabilities": runtime.capabilities(),
+    }
+    if runtime.app.instructions:
+        result["instructions"] = runtime.app.instructions
+    return result
+
+
+METHODS = {
+    "ping": MethodSpec(_ping, stateless=False),
+    "logging/setLevel": MethodSpec(_set_level, stateless=False),
+    "server/discover": MethodSpec(_discover, handshake=False, cacheable=True),
+}

@@ -1,0 +1,85 @@
+"""The resources feature: list, templates, read, and the session's subscriptions to updates.
+
+``resources/subscribe`` lives here, not with ``subscriptions/listen``: it is the resources
+capability's own method (``resources.subscribe``) and only records a URI on the session, which
+then tells its client of that resource's updates.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcpkit.context import Context
+from mcpkit.exceptions import InvalidParams, ResourceNotFound
+from mcpkit.protocol.methods.input_required import with_input
+from mcpkit.protocol.methods.pagination import listing
+from mcpkit.protocol.methods.params import string_param
+from mcpkit.protocol.methods.spec import MethodSpec, Runtime
+from mcpkit.protocol.scope import RequestContext
+
+__all__ = ["METHODS", "read_uri"]
+
+
+_list_resources = listing("resources", lambda app: app.resources)
+_list_templates = listing("resourceTemplates", lambda app: app.resource_templates)
+
+
+async def _read_resource(
+    runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
+) -> dict[str, Any]:
+    uri = string_param(params, "uri")
+
+    async def run() -> dict[str, Any]:
+        return {"contents": await read_uri(runtime, ctx, uri)}
+
+    return await with_input(runtime, ctx, params, ("resources/read", uri), run)
+
+
+async def read_uri(runtime: Runtime, ctx: RequestContext, uri: str) -> list[dict[str, Any]]:
+    """The contents of one of the app's resources; "not found" per the request's era.
+
+    Also what ``Context.read_resource`` reads through (the server binds it into each request).
+    """
+    try:
+        return await _read_uri(runtime, ctx, uri)
+    except ResourceNotFound:
+        # raised by us, by directory_reader (a missing file) or by the user's own function:
+        # always answered with the URI asked for, in the code of the request's era
+        if ctx.stateless:
+            raise InvalidParams("Resource not found", {"uri": uri}) from None
+        raise ResourceNotFound(data={"uri": uri}) from None
+
+
+async def _read_uri(runtime: Runtime, ctx: RequestContext, uri: str) -> list[dict[str, Any]]:
+    app = runtime.app
+    resource = app.resources.get(uri)
+    if resource is not None:
+        return await resource.read(Context(ctx), runtime.workers)
+    for template in app.resource_templates.values():
+        values = template.match(uri)
+        if values is not None:
+            return await template.read(uri, values, Context(ctx), runtime.workers)
+    raise ResourceNotFound(data={"uri": uri})
+
+
+async def _subscribe(
+    runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
+) -> dict[str, Any]:
+    ctx.session.resource_subscriptions.add(string_param(params, "uri"))
+    return {}
+
+
+async def _unsubscribe(
+    runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
+) -> dict[str, Any]:
+    ctx.session.resource_subscriptions.discard(string_param(params, "uri"))
+    return {}
+
+
+METHODS = {
+    "resources/list": MethodSpec(_list_resources, "resources", cacheable=True),
+    "resources/templates/list": MethodSpec(_list_templates, "resources", cacheable=True),
+    "resources/read": MethodSpec(_read_resource, "resources", cacheable=True),
+    "resources/subscribe": MethodSpec(_subscribe, "resources", stateless=False),
+    "resources/unsubscribe": MethodSpec(_unsubscribe, "resources", stateless=False),
+}

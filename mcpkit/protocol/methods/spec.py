@@ -1,0 +1,51 @@
+"""The contract between the server and its method handlers.
+
+A handler is ``async (runtime, ctx, params) -> result``: :class:`Runtime` is what it may use of
+the server (built once by ``Server``), ``ctx`` the request's facts in either era
+(:class:`~mcpkit.protocol.scope.RequestContext`), ``params`` the request's params. It raises
+protocol errors as exceptions; the server owns the envelope, the eras and the mapping to the
+wire. :class:`MethodSpec` registers a handler in the one table, ``methods.HANDLERS``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcpkit._records import record
+from mcpkit._workers import Workers
+from mcpkit.app import App
+from mcpkit.exceptions import Unencodable
+from mcpkit.protocol.mrtr import StateSigner
+from mcpkit.protocol.scope import RequestContext
+
+__all__ = ["Handler", "Instead", "MethodSpec", "Runtime"]
+
+
+@record
+class Runtime:
+    """What a handler may use of the server, and nothing more (no sessions, no lifespan)."""
+
+    app: App
+    workers: Workers  # runs the App's sync functions off the event loop
+    signer: StateSigner  # signs and verifies ``requestState`` (multi round-trip requests)
+    streams: set[asyncio.Queue[Any]]  # the open ``subscriptions/listen`` streams
+    capabilities: Callable[[], dict[str, Any]]  # the server's ``ServerCapabilities``, cached
+
+
+Handler = Callable[[Runtime, RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+Instead = Callable[[Runtime, dict[str, Any], Unencodable], dict[str, Any]]
+"""Makes the result that answers in place of one JSON cannot carry, from the request's params."""
+
+
+@record
+class MethodSpec:
+    """A method's handler, the capability that gates it, and the eras that know it."""
+
+    handler: Handler
+    capability: str | None = None
+    handshake: bool = True
+    stateless: bool = True
+    cacheable: bool = False
+    unencodable: Instead | None = None  # else a result JSON cannot carry answers -32603

@@ -1,0 +1,145 @@
+"""The tools feature: ``tools/list`` and ``tools/call``.
+
+A tool's own failure is its result (``isError``), masked unless the App says otherwise;
+argument failures are ``isError`` or ``-32602`` per the version (or ``App(invalid_arguments=)``).
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic_core import to_json
+
+from mcpkit.context import Context
+from mcpkit.exceptions import (
+    DefinitionError,
+    InternalError,
+    InvalidArguments,
+    InvalidParams,
+    ProtocolError,
+    ToolError,
+    Unencodable,
+)
+from mcpkit.protocol.methods.failures import cancelled_for_real, protocol_error_in
+from mcpkit.protocol.methods.input_required import needs_input, with_input
+from mcpkit.protocol.methods.pagination import listing
+from mcpkit.protocol.methods.params import string_param
+from mcpkit.protocol.methods.spec import MethodSpec, Runtime
+from mcpkit.protocol.scope import RequestContext
+from mcpkit.protocol.versions import at_least
+from mcpkit.results import error_result
+from mcpkit.tools import Tool
+
+__all__ = ["METHODS", "invalid_arguments_text"]
+
+logger = logging.getLogger("mcpkit.server")
+
+
+_tools_list = listing("tools", lambda app: app.tools)
+
+
+async def _tools_call(
+    runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
+) -> dict[str, Any]:
+    name = string_param(params, "name")
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise InvalidParams("Invalid params: 'arguments' must be an object")
+    tool = runtime.app.tools.get(name)
+    if tool is None:
+        raise InvalidParams(f"Unknown tool: {name}")
+    try:
+        tool.compile()
+    except DefinitionError as exc:  # the server's own fault, not the tool's run: -32603
+        logger.error("%s", exc)
+        raise InternalError() from None
+
+    if not ctx.stateless:  # only 2026-07-28 requests carry input responses
+        return await _run_tool(runtime, ctx, tool, arguments)
+
+    async def run() -> dict[str, Any]:
+        return await _run_tool(runtime, ctx, tool, arguments)
+
+    return await with_input(runtime, ctx, params, ("tools/call", name), run)
+
+
+async def _run_tool(
+    runtime: Runtime, ctx: RequestContext, tool: Tool, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    name = tool.name
+    try:
+        value = await tool.run(arguments, Context(ctx), runtime.workers)
+        return tool.to_result(value, force_mirror=not at_least(ctx.protocol_version, "2025-06-18"))
+    except InvalidArguments as exc:
+        if _arguments_as_protocol_error(runtime, ctx):
+            raise
+        return error_result(invalid_arguments_text(name, exc.detail))
+    except ToolError as exc:
+        return error_result(exc.message)
+    except ProtocolError:
+        raise
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: this call's failure
+        if cancelled_for_real(exc) or needs_input(exc):
+            raise
+        inner = protocol_error_in(exc)  # e.g. -32021 raised inside the tool's TaskGroup
+        if inner is not None:
+            raise inner from None
+        return error_result(_failure_text(runtime, name, exc))
+
+
+def _unencodable_result(
+    runtime: Runtime, params: dict[str, Any], exc: Unencodable
+) -> dict[str, Any]:
+    """A tool's result JSON cannot carry is the tool's failure, as if it had raised: NaN or
+    an infinity says where; anything else is masked like any failure."""
+    name = str(params.get("name"))
+    exc = Unencodable(exc.what, exc.path[1:], non_finite=exc.non_finite)  # from the result
+    if not exc.non_finite:
+        return error_result(_failure_text(runtime, name, exc))
+    text = f"the tool returned a value JSON cannot carry: {exc}"
+    logger.warning("tool %r: %s", name, text)
+    return error_result(text)
+
+
+def _arguments_as_protocol_error(runtime: Runtime, ctx: RequestContext) -> bool:
+    mode = runtime.app.invalid_arguments
+    if mode is not None:
+        return mode == "protocol"
+    return not at_least(ctx.protocol_version, "2025-11-25")
+
+
+def invalid_arguments_text(tool: str, detail: dict[str, Any]) -> str:
+    """The ``isError`` text for argument failures: field, expected and received, per failure."""
+    failures: Sequence[dict[str, Any]] = detail.get("errors") or [detail]
+    lines = [f"Invalid arguments for tool {tool!r}:"]
+    for failure in failures:
+        expected = failure["expected"]
+        wanted = (
+            "one of " + ", ".join(to_json(v).decode() for v in expected)
+            if isinstance(expected, list)
+            else str(expected)
+        )
+        received = to_json(failure["received"], fallback=repr).decode()
+        lines.append(
+            f"- {failure['field'] or '(arguments)'}: expected {wanted}; received {received}"
+        )
+    return "\n".join(lines)
+
+
+def _failure_text(runtime: Runtime, tool: str, exc: BaseException) -> str:
+    reference = secrets.token_hex(4)
+    logger.error("tool %r failed (reference %s)", tool, reference, exc_info=exc)
+    if runtime.app.mask_errors:
+        return f"Tool {tool!r} failed with an internal error (reference {reference})."
+    return f"Tool {tool!r} failed: {type(exc).__name__}: {exc} (reference {reference})"
+
+
+METHODS = {
+    "tools/list": MethodSpec(_tools_list, "tools", cacheable=True),
+    "tools/call": MethodSpec(_tools_call, "tools", unencodable=_unencodable_result),
+}
