@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
 from mcpkit._directory import directory_reader
+from mcpkit._records import record
 from mcpkit.exceptions import DefinitionError
 from mcpkit.prompts import Prompt
 from mcpkit.resources import Resource, ResourceTemplate, template_variables
 from mcpkit.tools import Tool, ToolAnnotations
 
-__all__ = ["App"]
+__all__ = ["App", "ServerOptions"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 Listener = Callable[[str, "str | None"], None]
@@ -26,15 +27,49 @@ Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 Completer = Callable[..., Any]
 
 
-class App:
-    """An MCP server's definitions and identity.
+@record
+class ServerOptions:
+    """How the server speaks the protocol: ``App(name, version, options=ServerOptions(...))``.
 
-    ``version`` is your app's own version (it is sent as ``serverInfo.version``).
+    ``mask_errors=False`` shows exception text to clients (for development).
     ``invalid_arguments`` forces how argument failures travel for every protocol version:
     ``"protocol"`` (a JSON-RPC ``-32602`` error) or ``"result"`` (``isError: true``); by default
-    it follows the client's version. ``mask_errors=False`` shows exception text to clients
-    (for development). ``page_size`` sets list pagination; ``ttl_ms`` and ``cache_scope`` are
-    the caching hints of 2026-07-28 list results.
+    it follows the client's version. ``page_size`` sets list pagination; ``ttl_ms`` and
+    ``cache_scope`` are the caching hints of 2026-07-28 list results. ``state_key`` signs
+    ``requestState`` (else ``MCPKIT_STATE_KEY``, else a random key per process).
+    """
+
+    mask_errors: bool = True
+    invalid_arguments: Literal["protocol", "result"] | None = None
+    page_size: int = 100
+    ttl_ms: int = 0
+    cache_scope: Literal["public", "private"] = "public"
+    state_key: str | bytes | None = None
+
+    def __post_init__(self) -> None:
+        if not _is_int(self.page_size) or self.page_size < 1:
+            raise ValueError(f"page_size must be an integer of at least 1, not {self.page_size!r}")
+        if not _is_int(self.ttl_ms) or self.ttl_ms < 0:
+            raise ValueError(f"ttl_ms must be an integer of at least 0, not {self.ttl_ms!r}")
+        if self.invalid_arguments not in (None, "protocol", "result"):
+            raise ValueError(
+                'invalid_arguments must be "protocol", "result" or None, '
+                f"not {self.invalid_arguments!r}"
+            )
+        if self.cache_scope not in ("public", "private"):
+            raise ValueError(f'cache_scope must be "public" or "private", not {self.cache_scope!r}')
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class App:
+    """An MCP server's identity, lifespan and definitions.
+
+    ``version`` is your app's own version (it is sent as ``serverInfo.version``). How the
+    server speaks the protocol (error masking, pagination, caching hints, the ``requestState``
+    key) is ``options``, a :class:`ServerOptions`.
     """
 
     def __init__(
@@ -47,16 +82,9 @@ class App:
         instructions: str | None = None,
         website_url: str | None = None,
         icons: list[dict[str, Any]] | None = None,
-        mask_errors: bool = True,
-        invalid_arguments: Literal["protocol", "result"] | None = None,
-        page_size: int = 100,
-        ttl_ms: int = 0,
-        cache_scope: Literal["public", "private"] = "public",
         lifespan: Lifespan | None = None,
-        state_key: str | bytes | None = None,
+        options: ServerOptions | None = None,
     ) -> None:
-        if page_size < 1:
-            raise ValueError("page_size must be at least 1")
         self.name = name
         self.version = version
         self.title = title
@@ -64,13 +92,8 @@ class App:
         self.instructions = instructions
         self.website_url = website_url
         self.icons = icons
-        self.mask_errors = mask_errors
-        self.invalid_arguments = invalid_arguments
-        self.page_size = page_size
-        self.ttl_ms = ttl_ms
-        self.cache_scope = cache_scope
         self.lifespan: Lifespan = lifespan or _no_lifespan
-        self.state_key = state_key
+        self.options = options if options is not None else ServerOptions()
         self.completer: Completer | None = None
         self._tools: dict[str, Tool] = {}
         self._resources: dict[str, Resource] = {}

@@ -16,7 +16,7 @@ import pytest
 from features_support import HANDSHAKE, STATELESS, Client, RPCError, era, rpc_error, run, settle
 from pydantic import BaseModel
 
-from mcpkit import App, Context, DefinitionError, _directory
+from mcpkit import App, Context, DefinitionError, ServerOptions, _directory
 from mcpkit.resources import Contents
 
 
@@ -280,7 +280,7 @@ def test_a_failing_resource_is_an_internal_error() -> None:
 
 def test_stateless_results_carry_cache_hints() -> None:
     async def scenario() -> None:
-        app = make_app(ttl_ms=5000, cache_scope="private")
+        app = make_app(options=ServerOptions(ttl_ms=5000, cache_scope="private"))
         async with Client(app, protocol_version=STATELESS) as client:
             for method, params in (
                 ("resources/list", None),
@@ -297,7 +297,9 @@ def test_stateless_results_carry_cache_hints() -> None:
 @era
 def test_pagination(version: str) -> None:
     async def scenario() -> None:
-        async with Client(make_app(page_size=2), protocol_version=version) as client:
+        async with Client(
+            make_app(options=ServerOptions(page_size=2)), protocol_version=version
+        ) as client:
             first = await client.request("resources/list")
             assert [r["uri"] for r in first["resources"]] == ["memo://text", "memo://bytes"]
             assert "nextCursor" in first

@@ -140,14 +140,14 @@ async def list_resources(
     server: Server, ctx: RequestContext, params: dict[str, Any]
 ) -> dict[str, Any]:
     items = list(server.app.resources.values())
-    return paginate(items, params, server.app.page_size, "resources")
+    return paginate(items, params, server.app.options.page_size, "resources")
 
 
 async def list_templates(
     server: Server, ctx: RequestContext, params: dict[str, Any]
 ) -> dict[str, Any]:
     items = list(server.app.resource_templates.values())
-    return paginate(items, params, server.app.page_size, "resourceTemplates")
+    return paginate(items, params, server.app.options.page_size, "resourceTemplates")
 
 
 async def read_resource(
@@ -212,7 +212,9 @@ def _uri(params: dict[str, Any]) -> str:
 async def list_prompts(
     server: Server, ctx: RequestContext, params: dict[str, Any]
 ) -> dict[str, Any]:
-    return paginate(list(server.app.prompts.values()), params, server.app.page_size, "prompts")
+    return paginate(
+        list(server.app.prompts.values()), params, server.app.options.page_size, "prompts"
+    )
 
 
 async def get_prompt(server: Server, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -113,7 +113,7 @@ async def _tools_list(
     server: Server, ctx: RequestContext, params: dict[str, Any]
 ) -> dict[str, Any]:
     tools = list(server.app.tools.values())
-    return features.paginate(tools, params, server.app.page_size, "tools")
+    return features.paginate(tools, params, server.app.options.page_size, "tools")
 
 
 async def _tools_call(
@@ -192,7 +192,7 @@ def cancelled_for_real(exc: BaseException) -> bool:
 
 
 def _arguments_as_protocol_error(server: Server, ctx: RequestContext) -> bool:
-    mode = server.app.invalid_arguments
+    mode = server.app.options.invalid_arguments
     if mode is not None:
         return mode == "protocol"
     return not at_least(ctx.protocol_version, "2025-11-25")
@@ -219,7 +219,7 @@ def invalid_arguments_text(tool: str, detail: dict[str, Any]) -> str:
 def _failure_text(server: Server, tool: str, exc: BaseException) -> str:
     reference = secrets.token_hex(4)
     logger.error("tool %r failed (reference %s)", tool, reference, exc_info=exc)
-    if server.app.mask_errors:
+    if server.app.options.mask_errors:
         return f"Tool {tool!r} failed with an internal error (reference {reference})."
     return f"Tool {tool!r} failed: {type(exc).__name__}: {exc} (reference {reference})"
 

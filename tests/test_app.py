@@ -1,0 +1,78 @@
+"""``mcpkit.app``: ``App`` holds identity, lifespan and the registry; protocol tuning is
+``ServerOptions``, one validated value read by the core."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from typing import Any
+
+import pytest
+
+from mcpkit import App, ServerOptions
+from mcpkit.testing import Client
+
+
+def test_app_takes_identity_lifespan_and_options_only() -> None:
+    assert list(inspect.signature(App).parameters) == [
+        "name",
+        "version",
+        "title",
+        "description",
+        "instructions",
+        "website_url",
+        "icons",
+        "lifespan",
+        "options",
+    ]
+
+
+def test_options_default_to_the_documented_values() -> None:
+    assert App("a", "1").options == ServerOptions(
+        mask_errors=True,
+        invalid_arguments=None,
+        page_size=100,
+        ttl_ms=0,
+        cache_scope="public",
+        state_key=None,
+    )
+
+
+def test_options_are_frozen() -> None:
+    options = ServerOptions(page_size=5)
+    with pytest.raises(AttributeError, match="frozen"):
+        options.page_size = 6  # type: ignore[misc]
+    assert dataclasses.replace(options, ttl_ms=10) == ServerOptions(page_size=5, ttl_ms=10)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"page_size": 0}, "page_size must be an integer of at least 1, not 0"),
+        ({"page_size": True}, "page_size must be an integer of at least 1, not True"),
+        ({"ttl_ms": -1}, "ttl_ms must be an integer of at least 0, not -1"),
+        ({"ttl_ms": 1.5}, "ttl_ms must be an integer of at least 0, not 1.5"),
+        (
+            {"invalid_arguments": "error"},
+            'invalid_arguments must be "protocol", "result" or None, not \'error\'',
+        ),
+        ({"cache_scope": "shared"}, 'cache_scope must be "public" or "private", not \'shared\''),
+    ],
+    ids=["page-size-zero", "page-size-bool", "ttl-negative", "ttl-float", "mode", "scope"],
+)
+def test_options_refuse_values_the_protocol_cannot_carry(
+    options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ValueError, match="must be") as caught:
+        ServerOptions(**options)
+    assert str(caught.value) == message
+
+
+def test_options_reach_the_wire() -> None:
+    app = App("paged", "1", options=ServerOptions(page_size=1))
+    for name in ("one", "two"):
+        app.add_tool(lambda: None, name=name)
+    with Client(app) as client:
+        first = client.request("tools/list", {})
+    assert [tool["name"] for tool in first["tools"]] == ["one"]
+    assert isinstance(first["nextCursor"], str)
