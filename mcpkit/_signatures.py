@@ -10,7 +10,7 @@ import inspect
 import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import typing_extensions
@@ -25,6 +25,7 @@ __all__ = [
     "NAME",
     "Parameters",
     "check_name",
+    "check_options",
     "check_signature",
     "is_context",
     "parameters",
@@ -40,6 +41,15 @@ def check_name(name: str, where: str, what: str) -> None:
         raise DefinitionError(
             f"{where}: a {what} name is 1-128 characters of A-Z a-z 0-9 _ - . "
             "(pass name=... to choose another)"
+        )
+
+
+def check_options(options: Mapping[str, object], known: frozenset[str], where: str) -> None:
+    """Refuse an option no definition of this kind takes (for callers without a type checker)."""
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise DefinitionError(
+            f"{where}: unknown option(s) {unknown}; the options are {sorted(known)}"
         )
 
 

@@ -9,12 +9,14 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
+from typing_extensions import Unpack
+
 from mcpkit._directory import directory_reader
 from mcpkit._records import record
 from mcpkit.exceptions import DefinitionError
-from mcpkit.prompts import Prompt
-from mcpkit.resources import Resource, ResourceTemplate, template_variables
-from mcpkit.tools import Tool, ToolAnnotations
+from mcpkit.prompts import Prompt, PromptOptions
+from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
+from mcpkit.tools import Tool, ToolOptions
 
 __all__ = ["App", "ServerOptions"]
 
@@ -125,41 +127,18 @@ class App:
     def tool(self, fn: F, /) -> F: ...
 
     @overload
-    def tool(
-        self,
-        fn: None = None,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        annotations: ToolAnnotations | Mapping[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        input_schema: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
-        structured_output: bool | None = None,
-        text_mirror: bool = True,
-        inline: bool = False,
-    ) -> Callable[[F], F]: ...
+    def tool(self, fn: None = None, /, **options: Unpack[ToolOptions]) -> Callable[[F], F]: ...
 
-    def tool(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
+    def tool(self, fn: F | None = None, /, **options: Unpack[ToolOptions]) -> F | Callable[[F], F]:
         """Register a function as a tool; ``@app.tool`` and ``@app.tool(...)`` both work.
 
         The function is returned unchanged. Options are those of :meth:`add_tool`.
         """
-        if fn is not None:
-            self.add_tool(fn)
-            return fn
+        register = _registrar(lambda func: self.add_tool(func, **options))
+        return register if fn is None else register(fn)
 
-        def register(func: F) -> F:
-            self.add_tool(func, **options)
-            return func
-
-        return register
-
-    def add_tool(self, fn: Callable[..., Any], /, **options: Any) -> Tool:
-        """Register ``fn`` as a tool and return its definition.
+    def add_tool(self, fn: Callable[..., Any], /, **options: Unpack[ToolOptions]) -> Tool:
+        """Register ``fn`` as a tool and return its definition (options: :class:`ToolOptions`).
 
         Options: ``name``, ``title``, ``description``, ``annotations``, ``icons``, ``meta``,
         ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``, and
@@ -174,21 +153,17 @@ class App:
 
     # ---------------------------------------------------------------------- resources
 
-    def resource(self, uri: str, /, **options: Any) -> Callable[[F], F]:
+    def resource(self, uri: str, /, **options: Unpack[ResourceOptions]) -> Callable[[F], F]:
         """Register a resource (``"scheme://path"``) or a template (``"users://{id}"``).
 
         Options: ``name``, ``title``, ``description``, ``mime_type``, ``icons``,
-        ``annotations``, ``meta``. The function is returned unchanged.
+        ``annotations``, ``meta``, and for templates ``completions``. The function is
+        returned unchanged.
         """
-
-        def register(fn: F) -> F:
-            self.add_resource(uri, fn, **options)
-            return fn
-
-        return register
+        return _registrar(lambda fn: self.add_resource(uri, fn, **options))
 
     def add_resource(
-        self, uri: str, fn: Callable[..., Any], /, **options: Any
+        self, uri: str, fn: Callable[..., Any], /, **options: Unpack[ResourceOptions]
     ) -> Resource | ResourceTemplate:
         """Register ``fn`` as the resource (or template, when ``uri`` has variables)."""
         if template_variables(uri):
@@ -202,9 +177,10 @@ class App:
         return resource
 
     def add_directory(
-        self, root: str | Path, *, uri_prefix: str = "file:///", name: str = "files", **options: Any
+        self, root: str | Path, *, uri_prefix: str = "file:///", **options: Unpack[ResourceOptions]
     ) -> ResourceTemplate:
-        """Serve the files under ``root`` as the template ``{uri_prefix}{+path}``.
+        """Serve the files under ``root`` as the template ``{uri_prefix}{+path}`` (named
+        ``files`` unless ``name=`` says otherwise).
 
         Paths that leave ``root`` (``..``, absolute paths, symlinks pointing outside) are
         refused with ``-32602``.
@@ -216,7 +192,8 @@ class App:
 
         template = f"{uri_prefix}{{+path}}"
         read_file.__doc__ = options.pop("description", f"Files under {Path(root).name}/.")
-        added = self.add_resource(template, read_file, name=name, **options)
+        options.setdefault("name", "files")
+        added = self.add_resource(template, read_file, **options)
         assert isinstance(added, ResourceTemplate)
         return added
 
@@ -246,32 +223,17 @@ class App:
     def prompt(self, fn: F, /) -> F: ...
 
     @overload
+    def prompt(self, fn: None = None, /, **options: Unpack[PromptOptions]) -> Callable[[F], F]: ...
+
     def prompt(
-        self,
-        fn: None = None,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        completions: Mapping[str, Completer] | None = None,
-    ) -> Callable[[F], F]: ...
-
-    def prompt(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
+        self, fn: F | None = None, /, **options: Unpack[PromptOptions]
+    ) -> F | Callable[[F], F]:
         """Register a function as a prompt; ``@app.prompt`` and ``@app.prompt(...)`` work."""
-        if fn is not None:
-            self.add_prompt(fn)
-            return fn
+        register = _registrar(lambda func: self.add_prompt(func, **options))
+        return register if fn is None else register(fn)
 
-        def register(func: F) -> F:
-            self.add_prompt(func, **options)
-            return func
-
-        return register
-
-    def add_prompt(self, fn: Callable[..., Any], /, **options: Any) -> Prompt:
+    def add_prompt(self, fn: Callable[..., Any], /, **options: Unpack[PromptOptions]) -> Prompt:
+        """Register ``fn`` as a prompt and return its definition."""
         prompt = Prompt(fn, **options)
         self._add_unique(self._prompts, prompt.name, prompt, "prompt")
         self._changed("prompts")
@@ -401,6 +363,16 @@ class App:
     def _changed(self, kind: str, uri: str | None = None) -> None:
         for listener in list(self._listeners):
             listener(kind, uri)
+
+
+def _registrar(add: Callable[[Callable[..., Any]], object]) -> Callable[[F], F]:
+    """The decorator ``@app.tool(...)`` and its siblings return: ``add(fn)``, then ``fn``."""
+
+    def register(fn: F) -> F:
+        add(fn)
+        return fn
+
+    return register
 
 
 @contextlib.asynccontextmanager

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from pydantic import ValidationError
+from typing_extensions import Unpack
 
 from mcpkit._records import record
-from mcpkit._signatures import Parameters, check_name, check_signature, parameters
+from mcpkit._signatures import Parameters, check_name, check_options, check_signature, parameters
 from mcpkit._validation_errors import error_detail
 from mcpkit._workers import Workers, invoke
 from mcpkit.content import Content
@@ -30,7 +31,7 @@ from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.schema import ArgumentsSchema, arguments_schema
 
-__all__ = ["Message", "Prompt", "messages_of"]
+__all__ = ["Message", "Prompt", "PromptOptions", "messages_of"]
 
 
 @record
@@ -68,30 +69,37 @@ def _message(item: Any) -> dict[str, Any]:
     return Message(item).to_wire()
 
 
+class PromptOptions(TypedDict, total=False):
+    """The options of ``@app.prompt(...)`` and ``app.add_prompt(fn, ...)``.
+
+    ``name`` defaults to the function's name and ``description`` to its docstring;
+    ``completions`` maps an argument to its completer.
+    """
+
+    name: str | None
+    title: str | None
+    description: str | None
+    icons: list[dict[str, Any]] | None
+    meta: dict[str, Any] | None
+    completions: Mapping[str, Callable[..., Any]] | None
+
+
 class Prompt:
     """One prompt: what ``@app.prompt`` records. Compiles itself on first use."""
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        completions: Mapping[str, Callable[..., Any]] | None = None,
-    ) -> None:
+    def __init__(self, fn: Callable[..., Any], **options: Unpack[PromptOptions]) -> None:
         self.fn = fn
+        name = options.get("name")
         self.name = name if name is not None else getattr(fn, "__name__", "")
         self.where = f"prompt {self.name!r}"
         check_name(self.name, self.where, "prompt")
+        check_options(options, PromptOptions.__optional_keys__, self.where)
         self.signature = check_signature(fn, self.where)
-        self.title = title
-        self.description = description
-        self.icons = icons
-        self.meta = meta
-        self.completions = dict(completions or {})
+        self.title = options.get("title")
+        self.description = options.get("description")
+        self.icons = options.get("icons")
+        self.meta = options.get("meta")
+        self.completions = dict(options.get("completions") or {})
         unknown = set(self.completions) - set(self.signature.parameters)
         if unknown:
             raise DefinitionError(

@@ -18,13 +18,14 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
+from typing_extensions import Unpack
 
 from mcpkit._records import record
-from mcpkit._signatures import check_signature, parameters
+from mcpkit._signatures import check_options, check_signature, parameters
 from mcpkit._uritemplate import VARIABLE, UriTemplate
 from mcpkit._validation_errors import error_detail
 from mcpkit._workers import Workers, invoke
@@ -32,7 +33,7 @@ from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.schema import arguments_schema
 
-__all__ = ["Contents", "Resource", "ResourceTemplate", "template_variables"]
+__all__ = ["Contents", "Resource", "ResourceOptions", "ResourceTemplate", "template_variables"]
 
 
 @record
@@ -80,31 +81,39 @@ def contents_of(value: Any, uri: str, mime_type: str | None) -> list[dict[str, A
     return [Contents(text=text).to_wire(uri, mime_type or "application/json")]
 
 
+class ResourceOptions(TypedDict, total=False):
+    """The options of ``@app.resource(uri, ...)`` and ``app.add_resource(uri, fn, ...)``.
+
+    ``name`` defaults to the function's name and ``description`` to its docstring;
+    ``mime_type`` is published and given to the contents; ``completions`` (templates only)
+    maps a variable to its completer.
+    """
+
+    name: str | None
+    title: str | None
+    description: str | None
+    mime_type: str | None
+    icons: list[dict[str, Any]] | None
+    annotations: dict[str, Any] | None
+    meta: dict[str, Any] | None
+    completions: Mapping[str, Callable[..., Any]] | None
+
+
 class _Readable:
     """What static resources and templates share: identity, options and the call."""
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        *,
-        where: str,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        annotations: dict[str, Any] | None = None,
-        meta: dict[str, Any] | None = None,
-    ) -> None:
+    def __init__(self, fn: Callable[..., Any], where: str, options: ResourceOptions) -> None:
+        check_options(options, ResourceOptions.__optional_keys__, where)
         self.fn = fn
+        name = options.get("name")
         self.name = name if name is not None else getattr(fn, "__name__", "resource")
         self.where = where
-        self.title = title
-        self.explicit_description = description
-        self.mime_type = mime_type
-        self.icons = icons
-        self.annotations = annotations
-        self.meta = meta
+        self.title = options.get("title")
+        self.explicit_description = options.get("description")
+        self.mime_type = options.get("mime_type")
+        self.icons = options.get("icons")
+        self.annotations = options.get("annotations")
+        self.meta = options.get("meta")
         self.signature = check_signature(fn, where)
 
     @cached_property
@@ -139,10 +148,16 @@ class _Readable:
 class Resource(_Readable):
     """A resource with a fixed URI."""
 
-    def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
-        super().__init__(fn, where=f"resource {uri!r}", **options)
+    def __init__(
+        self, uri: str, fn: Callable[..., Any], **options: Unpack[ResourceOptions]
+    ) -> None:
+        super().__init__(fn, f"resource {uri!r}", options)
         if template_variables(uri):
             raise DefinitionError(f"{self.where}: has template variables; use a template")
+        if options.get("completions"):
+            raise DefinitionError(
+                f"{self.where}: completions complete template variables; this URI has none"
+            )
         self.uri = uri
         self._no_parameters(
             [n for n, p in self.signature.parameters.items() if not _is_context_name(p.annotation)]
@@ -170,19 +185,14 @@ class ResourceTemplate(_Readable):
     """A URI template whose variables are the function's parameters."""
 
     def __init__(
-        self,
-        uri_template: str,
-        fn: Callable[..., Any],
-        *,
-        completions: Mapping[str, Callable[..., Any]] | None = None,
-        **options: Any,
+        self, uri_template: str, fn: Callable[..., Any], **options: Unpack[ResourceOptions]
     ) -> None:
-        super().__init__(fn, where=f"resource template {uri_template!r}", **options)
+        super().__init__(fn, f"resource template {uri_template!r}", options)
         self.uri_template = uri_template
         self._uri = UriTemplate(uri_template)
         self.variables = self._uri.names
         self._check_variables()
-        self.completions = dict(completions or {})
+        self.completions = dict(options.get("completions") or {})
         unknown = sorted(set(self.completions) - set(self.variables))
         if unknown:
             raise DefinitionError(f"{self.where}: completions for unknown variables {unknown}")

@@ -11,13 +11,14 @@ import importlib.util
 import inspect
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any
+from typing import Any, TypedDict
 
 import typing_extensions
+from typing_extensions import Unpack
 
 from mcpkit._arguments import ArgumentValidator
 from mcpkit._records import record
-from mcpkit._signatures import NAME, check_name, check_signature, parameters
+from mcpkit._signatures import NAME, check_name, check_options, check_signature, parameters
 from mcpkit._workers import Workers
 from mcpkit.content import Content
 from mcpkit.context import Context
@@ -25,7 +26,7 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.results import ToolResult, structured_result, tool_result, unstructured_result
 from mcpkit.schema import EMPTY, Param, arguments_schema, return_schema
 
-__all__ = ["TOOL_NAME", "Tool", "ToolAnnotations"]
+__all__ = ["TOOL_NAME", "Tool", "ToolAnnotations", "ToolOptions"]
 
 TOOL_NAME = NAME
 
@@ -86,41 +87,53 @@ class _Compiled:
     output: Any  # ReturnSchema
 
 
+class ToolOptions(TypedDict, total=False):
+    """The options of ``@app.tool(...)``, ``app.add_tool(fn, ...)`` and ``Tool(fn, ...)``.
+
+    ``name`` defaults to the function's name and ``description`` to its docstring;
+    ``input_schema`` / ``output_schema`` replace the derived schemas (enforced with
+    ``jsonschema``); ``structured_output`` forces (or refuses) an output schema;
+    ``text_mirror`` (default true) repeats structured content as a text block; ``inline`` runs
+    a sync function on the event loop (only for code that never blocks).
+    """
+
+    name: str | None
+    title: str | None
+    description: str | None
+    annotations: ToolAnnotations | Mapping[str, Any] | None
+    icons: list[dict[str, Any]] | None
+    meta: dict[str, Any] | None
+    input_schema: dict[str, Any] | None
+    output_schema: dict[str, Any] | None
+    structured_output: bool | None
+    text_mirror: bool
+    inline: bool
+
+
 class Tool:
     """One tool: what ``@app.tool`` records. Compiles itself on first use."""
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        annotations: ToolAnnotations | Mapping[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        input_schema: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
-        structured_output: bool | None = None,
-        text_mirror: bool = True,
-        inline: bool = False,
-    ) -> None:
+    def __init__(self, fn: Callable[..., Any], **options: Unpack[ToolOptions]) -> None:
         self.fn = fn
+        name = options.get("name")
         self.name = name if name is not None else getattr(fn, "__name__", "")
         self.where = f"tool {self.name!r}"
         check_name(self.name, self.where, "tool")
+        check_options(options, ToolOptions.__optional_keys__, self.where)
+        input_schema = options.get("input_schema")
         self.signature = check_signature(fn, self.where, explicit=input_schema is not None)
-        self.title = title
-        self.description = description
-        self.annotations = _annotations_wire(annotations, self.where)
-        self.icons = icons
-        self.meta = meta
+        self.title = options.get("title")
+        self.description = options.get("description")
+        self.annotations = _annotations_wire(options.get("annotations"), self.where)
+        self.icons = options.get("icons")
+        self.meta = options.get("meta")
         self.explicit_input = _checked_explicit(input_schema, self.where, "input_schema")
+        output_schema = options.get("output_schema")
         self.explicit_output = _checked_explicit(output_schema, self.where, "output_schema")
-        self.structured_output = structured_output
-        self.text_mirror = text_mirror
+        self.structured_output = options.get("structured_output")
+        self.text_mirror = options.get("text_mirror", True)
         self.is_async = inspect.iscoroutinefunction(fn)
-        self.inline = inline
+        self.inline = options.get("inline", False)
 
     def __repr__(self) -> str:
         return f"<Tool {self.name!r}>"

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from mcpkit import App, ServerOptions
+from mcpkit import App, DefinitionError, ServerOptions
 from mcpkit.testing import Client
 
 
@@ -76,3 +77,43 @@ def test_options_reach_the_wire() -> None:
         first = client.request("tools/list", {})
     assert [tool["name"] for tool in first["tools"]] == ["one"]
     assert isinstance(first["nextCursor"], str)
+
+
+# ---------------------------------------------------------------------------------------------
+# Typed registration: a misspelt option is a type error (the ignores below are checked by
+# `mypy --strict`, which reports an unused one) and, for callers without a type checker, a
+# DefinitionError naming the option.
+
+
+def noop() -> str:
+    return "x"
+
+
+MISSPELT: list[tuple[str, Callable[[App], object]]] = [
+    ("add_tool", lambda app: app.add_tool(noop, descripton="d")),  # type: ignore[call-arg]
+    ("tool", lambda app: app.tool(descripton="d")(noop)),  # type: ignore[call-overload]
+    ("add_prompt", lambda app: app.add_prompt(noop, mime_type="t")),  # type: ignore[call-arg]
+    ("prompt", lambda app: app.prompt(mime_type="t")(noop)),  # type: ignore[call-overload]
+    ("add_resource", lambda app: app.add_resource("a://b", noop, inline=True)),  # type: ignore[call-arg]
+    ("resource", lambda app: app.resource("a://b", inline=True)(noop)),  # type: ignore[call-arg]
+    ("add_directory", lambda app: app.add_directory(".", inline=True)),  # type: ignore[call-arg]
+]
+
+
+@pytest.mark.parametrize("register", [r for _, r in MISSPELT], ids=[n for n, _ in MISSPELT])
+def test_an_unknown_option_is_refused_by_name(register: Callable[[App], object]) -> None:
+    app = App("a", "1")
+    with pytest.raises(
+        DefinitionError, match=r"unknown option\(s\) \['(descripton|mime_type|inline)'\]"
+    ):
+        register(app)
+    assert not app.definitions()
+
+
+def test_completions_on_a_static_resource_are_refused() -> None:
+    app = App("a", "1")
+    with pytest.raises(DefinitionError) as caught:
+        app.add_resource("a://b", noop, completions={"x": lambda: []})
+    assert str(caught.value) == (
+        "resource 'a://b': completions complete template variables; this URI has none"
+    )
