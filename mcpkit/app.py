@@ -13,6 +13,7 @@ from typing_extensions import Unpack
 
 from mcpkit._directory import directory_reader
 from mcpkit._records import record
+from mcpkit._signatures import Definition
 from mcpkit.exceptions import DefinitionError
 from mcpkit.prompts import Prompt, PromptOptions
 from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
@@ -285,7 +286,7 @@ class App:
         for item in self.definitions():
             item.compile()
 
-    def definitions(self) -> list[Any]:
+    def definitions(self) -> list[Definition]:
         """Every tool, resource, template and prompt, in that order."""
         return [
             *self._tools.values(),

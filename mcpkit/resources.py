@@ -25,10 +25,10 @@ from pydantic_core import to_json
 from typing_extensions import Unpack
 
 from mcpkit._records import record
-from mcpkit._signatures import check_options, check_signature, parameters
+from mcpkit._signatures import Definition, check_options, declared_context
 from mcpkit._uritemplate import VARIABLE, UriTemplate
 from mcpkit._validation_errors import error_detail
-from mcpkit._workers import Workers, invoke
+from mcpkit._workers import Workers
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.schema import arguments_schema
@@ -99,26 +99,26 @@ class ResourceOptions(TypedDict, total=False):
     completions: Mapping[str, Callable[..., Any]] | None
 
 
-class _Readable:
+class _Readable(Definition):
     """What static resources and templates share: identity, options and the call."""
 
-    def __init__(self, fn: Callable[..., Any], where: str, options: ResourceOptions) -> None:
-        check_options(options, ResourceOptions.__optional_keys__, where)
-        self.fn = fn
+    def __init__(self, fn: Callable[..., Any], label: str, options: ResourceOptions) -> None:
+        check_options(options, ResourceOptions.__optional_keys__, label)
         name = options.get("name")
-        self.name = name if name is not None else getattr(fn, "__name__", "resource")
-        self.where = where
+        super().__init__(
+            fn, name if name is not None else getattr(fn, "__name__", "resource"), label
+        )
         self.title = options.get("title")
         self.explicit_description = options.get("description")
         self.mime_type = options.get("mime_type")
         self.icons = options.get("icons")
         self.annotations = options.get("annotations")
         self.meta = options.get("meta")
-        self.signature = check_signature(fn, where)
 
-    @cached_property
-    def _parameters(self) -> Any:
-        return parameters(self.fn, self.signature, self.where)
+    def _declared(self) -> list[str]:
+        """The parameters a URI must fill (all but the Context), known at decoration."""
+        params = self.signature.parameters.items()
+        return [n for n, p in params if not declared_context(self.fn, p.annotation)]
 
     def _common(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name}
@@ -139,9 +139,7 @@ class _Readable:
     async def _read(
         self, uri: str, kwargs: dict[str, Any], context: Context | None, workers: Workers
     ) -> list[dict[str, Any]]:
-        for name in self._parameters.context_names:
-            kwargs[name] = context
-        value = await invoke(self.fn, kwargs, workers)
+        value = await self.invoke(kwargs, context, workers)
         return contents_of(value, uri, self.mime_type)
 
 
@@ -153,20 +151,18 @@ class Resource(_Readable):
     ) -> None:
         super().__init__(fn, f"resource {uri!r}", options)
         if template_variables(uri):
-            raise DefinitionError(f"{self.where}: has template variables; use a template")
+            raise DefinitionError(f"{self.label}: has template variables; use a template")
         if options.get("completions"):
             raise DefinitionError(
-                f"{self.where}: completions complete template variables; this URI has none"
+                f"{self.label}: completions complete template variables; this URI has none"
             )
         self.uri = uri
-        self._no_parameters(
-            [n for n, p in self.signature.parameters.items() if not _is_context_name(p.annotation)]
-        )
+        self._no_parameters(self._declared())
 
     def _no_parameters(self, names: list[str]) -> None:
         if names:
             raise DefinitionError(
-                f"{self.where}: a static resource takes no parameters (got "
+                f"{self.label}: a static resource takes no parameters (got "
                 f"{', '.join(names)}); put {{variables}} in the URI for a template"
             )
 
@@ -195,27 +191,25 @@ class ResourceTemplate(_Readable):
         self.completions = dict(options.get("completions") or {})
         unknown = sorted(set(self.completions) - set(self.variables))
         if unknown:
-            raise DefinitionError(f"{self.where}: completions for unknown variables {unknown}")
+            raise DefinitionError(f"{self.label}: completions for unknown variables {unknown}")
 
     def _check_variables(self) -> None:
-        declared = {
-            n for n, p in self.signature.parameters.items() if not _is_context_name(p.annotation)
-        }
+        declared = set(self._declared())
         twice = sorted({name for name in self.variables if self.variables.count(name) > 1})
         if twice:
-            raise DefinitionError(f"{self.where}: each variable may appear once (twice: {twice})")
+            raise DefinitionError(f"{self.label}: each variable may appear once (twice: {twice})")
         wanted = set(self.variables)
         missing, extra = sorted(wanted - declared), sorted(declared - wanted)
         if missing or extra:
             raise DefinitionError(
-                f"{self.where}: the function's parameters must match the template's variables "
+                f"{self.label}: the function's parameters must match the template's variables "
                 f"exactly (missing parameters: {missing or 'none'}; parameters not in the "
                 f"template: {extra or 'none'})"
             )
 
     @cached_property
     def _adapter(self) -> Any:
-        return arguments_schema(self._parameters.params, where=self.where)
+        return arguments_schema(self._parameters.params, where=self.label)
 
     def compile(self) -> None:
         _ = self._adapter
@@ -246,13 +240,6 @@ class ResourceTemplate(_Readable):
         self, uri: str, values: dict[str, str], context: Context | None, workers: Workers
     ) -> list[dict[str, Any]]:
         return await self._read(uri, self.parse(values), context, workers)
-
-
-def _is_context_name(annotation: Any) -> bool:
-    """Decoration-time guess (annotations may still be strings): is this the Context?"""
-    if isinstance(annotation, str):
-        return annotation.split(".")[-1].split("|")[0].strip() == "Context"
-    return isinstance(annotation, type) and issubclass(annotation, Context)
 
 
 def template_variables(uri_template: str) -> tuple[str, ...]:

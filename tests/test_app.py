@@ -117,3 +117,44 @@ def test_completions_on_a_static_resource_are_refused() -> None:
     assert str(caught.value) == (
         "resource 'a://b': completions complete template variables; this URI has none"
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# One shape for tools, resources, templates and prompts
+
+
+def echo(x: str) -> str:
+    """Echo."""
+    return x
+
+
+def test_every_definition_has_one_shape() -> None:
+    app = App("a", "1")
+    app.add_tool(noop)
+    app.add_resource("a://b", noop, name="b")
+    app.add_resource("a://{x}", echo)
+    app.add_prompt(echo, name="say")
+    for item in app.definitions():
+        item.compile()
+    assert [(item.name, item.label, item.definition) for item in app.definitions()] == [
+        (
+            "noop",
+            "tool 'noop'",
+            {"name": "noop", "inputSchema": {"type": "object", "properties": {}}},
+        ),
+        ("b", "resource 'a://b'", {"uri": "a://b", "name": "b"}),
+        (
+            "echo",
+            "resource template 'a://{x}'",
+            {"uriTemplate": "a://{x}", "name": "echo", "description": "Echo."},
+        ),
+        (
+            "say",
+            "prompt 'say'",
+            {
+                "name": "say",
+                "description": "Echo.",
+                "arguments": [{"name": "x", "required": True}],
+            },
+        ),
+    ]
