@@ -15,7 +15,7 @@ The public API is what ``__all__`` lists; everything else is private.
 """
 
 from mcpkit._version import __version__
-from mcpkit.app import App
+from mcpkit.app import App, ServerOptions
 from mcpkit.content import Audio, EmbeddedResource, Image, ResourceLink, Text
 from mcpkit.context import Context
 from mcpkit.exceptions import (
@@ -43,6 +43,7 @@ __all__ = [
     "MCPKitError",
     "ProtocolError",
     "ResourceLink",
+    "ServerOptions",
     "Text",
     "Tool",
     "ToolAnnotations",

@@ -1,4 +1,5 @@
-"""Signature -> published parameters, shared by tools, resource templates and prompts.
+"""What tools, resources, templates and prompts share: :class:`Definition`, their one shape
+(name, label, published definition, ``compile()``, the call), and signature -> parameters.
 
 Stage one (decoration) only checks the signature's shape; stage two (compile) resolves the
 hints, separates the injected ``Context`` parameters and attaches docstring text.
@@ -10,22 +11,27 @@ import inspect
 import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import cached_property
 from typing import Any
 
 import typing_extensions
 
 from mcpkit._docstrings import parse_docstring
 from mcpkit._records import record
+from mcpkit._workers import Workers
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError
 from mcpkit.schema import EMPTY, Param
 
 __all__ = [
     "NAME",
+    "Definition",
     "Parameters",
     "check_name",
+    "check_options",
     "check_signature",
+    "declared_context",
     "is_context",
     "parameters",
     "resolve_hints",
@@ -40,6 +46,15 @@ def check_name(name: str, where: str, what: str) -> None:
         raise DefinitionError(
             f"{where}: a {what} name is 1-128 characters of A-Z a-z 0-9 _ - . "
             "(pass name=... to choose another)"
+        )
+
+
+def check_options(options: Mapping[str, object], known: frozenset[str], where: str) -> None:
+    """Refuse an option no definition of this kind takes (for callers without a type checker)."""
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise DefinitionError(
+            f"{where}: unknown option(s) {unknown}; the options are {sorted(known)}"
         )
 
 
@@ -122,6 +137,19 @@ def is_context(hint: Any) -> bool:
     return isinstance(hint, type) and issubclass(hint, Context)
 
 
+def declared_context(fn: Callable[..., Any], annotation: Any) -> bool:
+    """Decoration time: is this parameter the ``Context``? An annotation still written as text
+    is resolved alone, as compile will resolve it; text that cannot resolve yet is no Context."""
+    if isinstance(annotation, str):
+        namespace = getattr(inspect.unwrap(fn), "__globals__", {})
+        probe = types.SimpleNamespace(__annotations__={"p": annotation}, __globals__=namespace)
+        try:
+            annotation = typing.get_type_hints(probe, include_extras=True)["p"]
+        except Exception:  # a forward reference, or not a type: compile will say which
+            return False
+    return is_context(annotation)
+
+
 @record
 class Parameters:
     """A compiled signature: published parameters, injected ones, return hint, prose."""
@@ -148,3 +176,48 @@ def parameters(
         if name not in context_names and publish
     ]
     return Parameters(params, context_names, hints.get("return", EMPTY), doc.description)
+
+
+class Definition:
+    """The shape every tool, resource, template and prompt has (``App.definitions()``).
+
+    ``name``; ``label`` names it in messages (``"tool 'add'"``); ``definition`` is the dict
+    its ``*/list`` method publishes; ``compile()`` builds schemas and validators now (raising
+    :class:`DefinitionError`); ``invoke()`` runs the function, the one way for all of them.
+    """
+
+    inline = False  # a tool may run its sync function on the event loop
+
+    def __init__(
+        self, fn: Callable[..., Any], name: str, label: str, *, explicit: bool = False
+    ) -> None:
+        self.fn = fn
+        self.name = name
+        self.label = label
+        self.signature = check_signature(fn, label, explicit=explicit)
+        self.is_async = inspect.iscoroutinefunction(fn)
+        self._publish = not explicit
+
+    @property
+    def definition(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def compile(self) -> None:
+        raise NotImplementedError
+
+    @cached_property
+    def _parameters(self) -> Parameters:
+        return parameters(self.fn, self.signature, self.label, publish=self._publish)
+
+    async def invoke(
+        self, kwargs: dict[str, Any], context: Context | None, workers: Workers
+    ) -> Any:
+        """Call the function with validated ``kwargs`` and ``context`` in its ``Context``
+        parameters: a coroutine function on the loop, a sync one in a worker (or inline)."""
+        for name in self._parameters.context_names:
+            kwargs[name] = context
+        if self.is_async:
+            return await self.fn(**kwargs)
+        if self.inline:
+            return self.fn(**kwargs)
+        return await workers.run(self.fn, **kwargs)

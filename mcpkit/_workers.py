@@ -24,7 +24,6 @@ import asyncio
 import collections
 import contextlib
 import contextvars
-import inspect
 import queue
 import sys
 import threading
@@ -32,7 +31,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Workers", "invoke"]
+__all__ = ["Workers"]
 
 WAIT_HERE = 0.0002  # seconds the loop thread may wait in place for a worker's result
 SKIP_AFTER_MISS = 64  # calls of a function not waited for in place after it missed
@@ -272,14 +271,3 @@ def _settle_one(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
     except (asyncio.InvalidStateError, TypeError) as exc:  # never strand the others
         if not future.done():
             future.set_exception(RuntimeError(f"result could not be delivered: {exc}"))
-
-
-async def invoke(
-    fn: Callable[..., Any], kwargs: dict[str, Any], workers: Workers, *, inline: bool = False
-) -> Any:
-    """Call a user function: coroutines on the loop, sync ones in a worker (or inline)."""
-    if inspect.iscoroutinefunction(fn):
-        return await fn(**kwargs)
-    if inline:
-        return fn(**kwargs)
-    return await workers.run(fn, **kwargs)

@@ -9,13 +9,17 @@ from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any, Literal, TypeVar, overload
 
-from mcpkit._directory import directory_reader
-from mcpkit.exceptions import DefinitionError
-from mcpkit.prompts import Prompt
-from mcpkit.resources import Resource, ResourceTemplate, template_variables
-from mcpkit.tools import Tool, ToolAnnotations
+from typing_extensions import Unpack
 
-__all__ = ["App"]
+from mcpkit._directory import directory_reader
+from mcpkit._records import record
+from mcpkit._signatures import Definition
+from mcpkit.exceptions import DefinitionError
+from mcpkit.prompts import Prompt, PromptOptions
+from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
+from mcpkit.tools import Tool, ToolOptions
+
+__all__ = ["App", "ServerOptions"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 Listener = Callable[[str, "str | None"], None]
@@ -26,15 +30,49 @@ Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 Completer = Callable[..., Any]
 
 
-class App:
-    """An MCP server's definitions and identity.
+@record
+class ServerOptions:
+    """How the server speaks the protocol: ``App(name, version, options=ServerOptions(...))``.
 
-    ``version`` is your app's own version (it is sent as ``serverInfo.version``).
+    ``mask_errors=False`` shows exception text to clients (for development).
     ``invalid_arguments`` forces how argument failures travel for every protocol version:
     ``"protocol"`` (a JSON-RPC ``-32602`` error) or ``"result"`` (``isError: true``); by default
-    it follows the client's version. ``mask_errors=False`` shows exception text to clients
-    (for development). ``page_size`` sets list pagination; ``ttl_ms`` and ``cache_scope`` are
-    the caching hints of 2026-07-28 list results.
+    it follows the client's version. ``page_size`` sets list pagination; ``ttl_ms`` and
+    ``cache_scope`` are the caching hints of 2026-07-28 list results. ``state_key`` signs
+    ``requestState`` (else ``MCPKIT_STATE_KEY``, else a random key per process).
+    """
+
+    mask_errors: bool = True
+    invalid_arguments: Literal["protocol", "result"] | None = None
+    page_size: int = 100
+    ttl_ms: int = 0
+    cache_scope: Literal["public", "private"] = "public"
+    state_key: str | bytes | None = None
+
+    def __post_init__(self) -> None:
+        if not _is_int(self.page_size) or self.page_size < 1:
+            raise ValueError(f"page_size must be an integer of at least 1, not {self.page_size!r}")
+        if not _is_int(self.ttl_ms) or self.ttl_ms < 0:
+            raise ValueError(f"ttl_ms must be an integer of at least 0, not {self.ttl_ms!r}")
+        if self.invalid_arguments not in (None, "protocol", "result"):
+            raise ValueError(
+                'invalid_arguments must be "protocol", "result" or None, '
+                f"not {self.invalid_arguments!r}"
+            )
+        if self.cache_scope not in ("public", "private"):
+            raise ValueError(f'cache_scope must be "public" or "private", not {self.cache_scope!r}')
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+class App:
+    """An MCP server's identity, lifespan and definitions.
+
+    ``version`` is your app's own version (it is sent as ``serverInfo.version``). How the
+    server speaks the protocol (error masking, pagination, caching hints, the ``requestState``
+    key) is ``options``, a :class:`ServerOptions`.
     """
 
     def __init__(
@@ -47,16 +85,9 @@ class App:
         instructions: str | None = None,
         website_url: str | None = None,
         icons: list[dict[str, Any]] | None = None,
-        mask_errors: bool = True,
-        invalid_arguments: Literal["protocol", "result"] | None = None,
-        page_size: int = 100,
-        ttl_ms: int = 0,
-        cache_scope: Literal["public", "private"] = "public",
         lifespan: Lifespan | None = None,
-        state_key: str | bytes | None = None,
+        options: ServerOptions | None = None,
     ) -> None:
-        if page_size < 1:
-            raise ValueError("page_size must be at least 1")
         self.name = name
         self.version = version
         self.title = title
@@ -64,13 +95,8 @@ class App:
         self.instructions = instructions
         self.website_url = website_url
         self.icons = icons
-        self.mask_errors = mask_errors
-        self.invalid_arguments = invalid_arguments
-        self.page_size = page_size
-        self.ttl_ms = ttl_ms
-        self.cache_scope = cache_scope
         self.lifespan: Lifespan = lifespan or _no_lifespan
-        self.state_key = state_key
+        self.options = options if options is not None else ServerOptions()
         self.completer: Completer | None = None
         self._tools: dict[str, Tool] = {}
         self._resources: dict[str, Resource] = {}
@@ -102,41 +128,18 @@ class App:
     def tool(self, fn: F, /) -> F: ...
 
     @overload
-    def tool(
-        self,
-        fn: None = None,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        annotations: ToolAnnotations | Mapping[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        input_schema: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
-        structured_output: bool | None = None,
-        text_mirror: bool = True,
-        inline: bool = False,
-    ) -> Callable[[F], F]: ...
+    def tool(self, fn: None = None, /, **options: Unpack[ToolOptions]) -> Callable[[F], F]: ...
 
-    def tool(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
+    def tool(self, fn: F | None = None, /, **options: Unpack[ToolOptions]) -> F | Callable[[F], F]:
         """Register a function as a tool; ``@app.tool`` and ``@app.tool(...)`` both work.
 
         The function is returned unchanged. Options are those of :meth:`add_tool`.
         """
-        if fn is not None:
-            self.add_tool(fn)
-            return fn
+        register = _registrar(lambda func: self.add_tool(func, **options))
+        return register if fn is None else register(fn)
 
-        def register(func: F) -> F:
-            self.add_tool(func, **options)
-            return func
-
-        return register
-
-    def add_tool(self, fn: Callable[..., Any], /, **options: Any) -> Tool:
-        """Register ``fn`` as a tool and return its definition.
+    def add_tool(self, fn: Callable[..., Any], /, **options: Unpack[ToolOptions]) -> Tool:
+        """Register ``fn`` as a tool and return its definition (options: :class:`ToolOptions`).
 
         Options: ``name``, ``title``, ``description``, ``annotations``, ``icons``, ``meta``,
         ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``, and
@@ -151,21 +154,17 @@ class App:
 
     # ---------------------------------------------------------------------- resources
 
-    def resource(self, uri: str, /, **options: Any) -> Callable[[F], F]:
+    def resource(self, uri: str, /, **options: Unpack[ResourceOptions]) -> Callable[[F], F]:
         """Register a resource (``"scheme://path"``) or a template (``"users://{id}"``).
 
         Options: ``name``, ``title``, ``description``, ``mime_type``, ``icons``,
-        ``annotations``, ``meta``. The function is returned unchanged.
+        ``annotations``, ``meta``, and for templates ``completions``. The function is
+        returned unchanged.
         """
-
-        def register(fn: F) -> F:
-            self.add_resource(uri, fn, **options)
-            return fn
-
-        return register
+        return _registrar(lambda fn: self.add_resource(uri, fn, **options))
 
     def add_resource(
-        self, uri: str, fn: Callable[..., Any], /, **options: Any
+        self, uri: str, fn: Callable[..., Any], /, **options: Unpack[ResourceOptions]
     ) -> Resource | ResourceTemplate:
         """Register ``fn`` as the resource (or template, when ``uri`` has variables)."""
         if template_variables(uri):
@@ -179,9 +178,10 @@ class App:
         return resource
 
     def add_directory(
-        self, root: str | Path, *, uri_prefix: str = "file:///", name: str = "files", **options: Any
+        self, root: str | Path, *, uri_prefix: str = "file:///", **options: Unpack[ResourceOptions]
     ) -> ResourceTemplate:
-        """Serve the files under ``root`` as the template ``{uri_prefix}{+path}``.
+        """Serve the files under ``root`` as the template ``{uri_prefix}{+path}`` (named
+        ``files`` unless ``name=`` says otherwise).
 
         Paths that leave ``root`` (``..``, absolute paths, symlinks pointing outside) are
         refused with ``-32602``.
@@ -193,7 +193,8 @@ class App:
 
         template = f"{uri_prefix}{{+path}}"
         read_file.__doc__ = options.pop("description", f"Files under {Path(root).name}/.")
-        added = self.add_resource(template, read_file, name=name, **options)
+        options.setdefault("name", "files")
+        added = self.add_resource(template, read_file, **options)
         assert isinstance(added, ResourceTemplate)
         return added
 
@@ -223,32 +224,17 @@ class App:
     def prompt(self, fn: F, /) -> F: ...
 
     @overload
+    def prompt(self, fn: None = None, /, **options: Unpack[PromptOptions]) -> Callable[[F], F]: ...
+
     def prompt(
-        self,
-        fn: None = None,
-        /,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        completions: Mapping[str, Completer] | None = None,
-    ) -> Callable[[F], F]: ...
-
-    def prompt(self, fn: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
+        self, fn: F | None = None, /, **options: Unpack[PromptOptions]
+    ) -> F | Callable[[F], F]:
         """Register a function as a prompt; ``@app.prompt`` and ``@app.prompt(...)`` work."""
-        if fn is not None:
-            self.add_prompt(fn)
-            return fn
+        register = _registrar(lambda func: self.add_prompt(func, **options))
+        return register if fn is None else register(fn)
 
-        def register(func: F) -> F:
-            self.add_prompt(func, **options)
-            return func
-
-        return register
-
-    def add_prompt(self, fn: Callable[..., Any], /, **options: Any) -> Prompt:
+    def add_prompt(self, fn: Callable[..., Any], /, **options: Unpack[PromptOptions]) -> Prompt:
+        """Register ``fn`` as a prompt and return its definition."""
         prompt = Prompt(fn, **options)
         self._add_unique(self._prompts, prompt.name, prompt, "prompt")
         self._changed("prompts")
@@ -300,7 +286,7 @@ class App:
         for item in self.definitions():
             item.compile()
 
-    def definitions(self) -> list[Any]:
+    def definitions(self) -> list[Definition]:
         """Every tool, resource, template and prompt, in that order."""
         return [
             *self._tools.values(),
@@ -378,6 +364,16 @@ class App:
     def _changed(self, kind: str, uri: str | None = None) -> None:
         for listener in list(self._listeners):
             listener(kind, uri)
+
+
+def _registrar(add: Callable[[Callable[..., Any]], object]) -> Callable[[F], F]:
+    """The decorator ``@app.tool(...)`` and its siblings return: ``add(fn)``, then ``fn``."""
+
+    def register(fn: F) -> F:
+        add(fn)
+        return fn
+
+    return register
 
 
 @contextlib.asynccontextmanager

@@ -17,20 +17,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from pydantic import ValidationError
+from typing_extensions import Unpack
 
 from mcpkit._records import record
-from mcpkit._signatures import Parameters, check_name, check_signature, parameters
+from mcpkit._signatures import Definition, check_name, check_options
 from mcpkit._validation_errors import error_detail
-from mcpkit._workers import Workers, invoke
+from mcpkit._workers import Workers
 from mcpkit.content import Content
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.schema import ArgumentsSchema, arguments_schema
 
-__all__ = ["Message", "Prompt", "messages_of"]
+__all__ = ["Message", "Prompt", "PromptOptions", "messages_of"]
 
 
 @record
@@ -68,46 +69,46 @@ def _message(item: Any) -> dict[str, Any]:
     return Message(item).to_wire()
 
 
-class Prompt:
+class PromptOptions(TypedDict, total=False):
+    """The options of ``@app.prompt(...)`` and ``app.add_prompt(fn, ...)``.
+
+    ``name`` defaults to the function's name and ``description`` to its docstring;
+    ``completions`` maps an argument to its completer.
+    """
+
+    name: str | None
+    title: str | None
+    description: str | None
+    icons: list[dict[str, Any]] | None
+    meta: dict[str, Any] | None
+    completions: Mapping[str, Callable[..., Any]] | None
+
+
+class Prompt(Definition):
     """One prompt: what ``@app.prompt`` records. Compiles itself on first use."""
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        completions: Mapping[str, Callable[..., Any]] | None = None,
-    ) -> None:
-        self.fn = fn
-        self.name = name if name is not None else getattr(fn, "__name__", "")
-        self.where = f"prompt {self.name!r}"
-        check_name(self.name, self.where, "prompt")
-        self.signature = check_signature(fn, self.where)
-        self.title = title
-        self.description = description
-        self.icons = icons
-        self.meta = meta
-        self.completions = dict(completions or {})
+    def __init__(self, fn: Callable[..., Any], **options: Unpack[PromptOptions]) -> None:
+        name = options.get("name")
+        name = name if name is not None else getattr(fn, "__name__", "")
+        label = f"prompt {name!r}"
+        check_name(name, label, "prompt")
+        check_options(options, PromptOptions.__optional_keys__, label)
+        super().__init__(fn, name, label)
+        self.title = options.get("title")
+        self.description = options.get("description")
+        self.icons = options.get("icons")
+        self.meta = options.get("meta")
+        self.completions = dict(options.get("completions") or {})
         unknown = set(self.completions) - set(self.signature.parameters)
         if unknown:
-            raise DefinitionError(
-                f"{self.where}: completions for unknown arguments {sorted(unknown)}"
-            )
+            raise DefinitionError(f"{label}: completions for unknown arguments {sorted(unknown)}")
 
     def __repr__(self) -> str:
         return f"<Prompt {self.name!r}>"
 
     @cached_property
-    def _parameters(self) -> Parameters:
-        return parameters(self.fn, self.signature, self.where)
-
-    @cached_property
     def _schema(self) -> ArgumentsSchema:
-        return arguments_schema(self._parameters.params, where=self.where)
+        return arguments_schema(self._parameters.params, where=self.label)
 
     def compile(self) -> None:
         _ = self.definition
@@ -151,10 +152,7 @@ class Prompt:
     async def get(
         self, arguments: Mapping[str, Any], context: Context | None, workers: Workers
     ) -> dict[str, Any]:
-        kwargs = self.parse(arguments)
-        for name in self._parameters.context_names:
-            kwargs[name] = context
-        value = await invoke(self.fn, kwargs, workers)
+        value = await self.invoke(self.parse(arguments), context, workers)
         result: dict[str, Any] = {"messages": messages_of(value)}
         if "description" in self.definition:
             result["description"] = self.definition["description"]

@@ -18,21 +18,22 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any
+from typing import Any, TypedDict
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
+from typing_extensions import Unpack
 
 from mcpkit._records import record
-from mcpkit._signatures import check_signature, parameters
+from mcpkit._signatures import Definition, check_options, declared_context
 from mcpkit._uritemplate import VARIABLE, UriTemplate
 from mcpkit._validation_errors import error_detail
-from mcpkit._workers import Workers, invoke
+from mcpkit._workers import Workers
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.schema import arguments_schema
 
-__all__ = ["Contents", "Resource", "ResourceTemplate", "template_variables"]
+__all__ = ["Contents", "Resource", "ResourceOptions", "ResourceTemplate", "template_variables"]
 
 
 @record
@@ -80,36 +81,44 @@ def contents_of(value: Any, uri: str, mime_type: str | None) -> list[dict[str, A
     return [Contents(text=text).to_wire(uri, mime_type or "application/json")]
 
 
-class _Readable:
+class ResourceOptions(TypedDict, total=False):
+    """The options of ``@app.resource(uri, ...)`` and ``app.add_resource(uri, fn, ...)``.
+
+    ``name`` defaults to the function's name and ``description`` to its docstring;
+    ``mime_type`` is published and given to the contents; ``completions`` (templates only)
+    maps a variable to its completer.
+    """
+
+    name: str | None
+    title: str | None
+    description: str | None
+    mime_type: str | None
+    icons: list[dict[str, Any]] | None
+    annotations: dict[str, Any] | None
+    meta: dict[str, Any] | None
+    completions: Mapping[str, Callable[..., Any]] | None
+
+
+class _Readable(Definition):
     """What static resources and templates share: identity, options and the call."""
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        *,
-        where: str,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        annotations: dict[str, Any] | None = None,
-        meta: dict[str, Any] | None = None,
-    ) -> None:
-        self.fn = fn
-        self.name = name if name is not None else getattr(fn, "__name__", "resource")
-        self.where = where
-        self.title = title
-        self.explicit_description = description
-        self.mime_type = mime_type
-        self.icons = icons
-        self.annotations = annotations
-        self.meta = meta
-        self.signature = check_signature(fn, where)
+    def __init__(self, fn: Callable[..., Any], label: str, options: ResourceOptions) -> None:
+        check_options(options, ResourceOptions.__optional_keys__, label)
+        name = options.get("name")
+        super().__init__(
+            fn, name if name is not None else getattr(fn, "__name__", "resource"), label
+        )
+        self.title = options.get("title")
+        self.explicit_description = options.get("description")
+        self.mime_type = options.get("mime_type")
+        self.icons = options.get("icons")
+        self.annotations = options.get("annotations")
+        self.meta = options.get("meta")
 
-    @cached_property
-    def _parameters(self) -> Any:
-        return parameters(self.fn, self.signature, self.where)
+    def _declared(self) -> list[str]:
+        """The parameters a URI must fill (all but the Context), known at decoration."""
+        params = self.signature.parameters.items()
+        return [n for n, p in params if not declared_context(self.fn, p.annotation)]
 
     def _common(self) -> dict[str, Any]:
         out: dict[str, Any] = {"name": self.name}
@@ -130,28 +139,30 @@ class _Readable:
     async def _read(
         self, uri: str, kwargs: dict[str, Any], context: Context | None, workers: Workers
     ) -> list[dict[str, Any]]:
-        for name in self._parameters.context_names:
-            kwargs[name] = context
-        value = await invoke(self.fn, kwargs, workers)
+        value = await self.invoke(kwargs, context, workers)
         return contents_of(value, uri, self.mime_type)
 
 
 class Resource(_Readable):
     """A resource with a fixed URI."""
 
-    def __init__(self, uri: str, fn: Callable[..., Any], **options: Any) -> None:
-        super().__init__(fn, where=f"resource {uri!r}", **options)
+    def __init__(
+        self, uri: str, fn: Callable[..., Any], **options: Unpack[ResourceOptions]
+    ) -> None:
+        super().__init__(fn, f"resource {uri!r}", options)
         if template_variables(uri):
-            raise DefinitionError(f"{self.where}: has template variables; use a template")
+            raise DefinitionError(f"{self.label}: has template variables; use a template")
+        if options.get("completions"):
+            raise DefinitionError(
+                f"{self.label}: completions complete template variables; this URI has none"
+            )
         self.uri = uri
-        self._no_parameters(
-            [n for n, p in self.signature.parameters.items() if not _is_context_name(p.annotation)]
-        )
+        self._no_parameters(self._declared())
 
     def _no_parameters(self, names: list[str]) -> None:
         if names:
             raise DefinitionError(
-                f"{self.where}: a static resource takes no parameters (got "
+                f"{self.label}: a static resource takes no parameters (got "
                 f"{', '.join(names)}); put {{variables}} in the URI for a template"
             )
 
@@ -170,42 +181,35 @@ class ResourceTemplate(_Readable):
     """A URI template whose variables are the function's parameters."""
 
     def __init__(
-        self,
-        uri_template: str,
-        fn: Callable[..., Any],
-        *,
-        completions: Mapping[str, Callable[..., Any]] | None = None,
-        **options: Any,
+        self, uri_template: str, fn: Callable[..., Any], **options: Unpack[ResourceOptions]
     ) -> None:
-        super().__init__(fn, where=f"resource template {uri_template!r}", **options)
+        super().__init__(fn, f"resource template {uri_template!r}", options)
         self.uri_template = uri_template
         self._uri = UriTemplate(uri_template)
         self.variables = self._uri.names
         self._check_variables()
-        self.completions = dict(completions or {})
+        self.completions = dict(options.get("completions") or {})
         unknown = sorted(set(self.completions) - set(self.variables))
         if unknown:
-            raise DefinitionError(f"{self.where}: completions for unknown variables {unknown}")
+            raise DefinitionError(f"{self.label}: completions for unknown variables {unknown}")
 
     def _check_variables(self) -> None:
-        declared = {
-            n for n, p in self.signature.parameters.items() if not _is_context_name(p.annotation)
-        }
+        declared = set(self._declared())
         twice = sorted({name for name in self.variables if self.variables.count(name) > 1})
         if twice:
-            raise DefinitionError(f"{self.where}: each variable may appear once (twice: {twice})")
+            raise DefinitionError(f"{self.label}: each variable may appear once (twice: {twice})")
         wanted = set(self.variables)
         missing, extra = sorted(wanted - declared), sorted(declared - wanted)
         if missing or extra:
             raise DefinitionError(
-                f"{self.where}: the function's parameters must match the template's variables "
+                f"{self.label}: the function's parameters must match the template's variables "
                 f"exactly (missing parameters: {missing or 'none'}; parameters not in the "
                 f"template: {extra or 'none'})"
             )
 
     @cached_property
     def _adapter(self) -> Any:
-        return arguments_schema(self._parameters.params, where=self.where)
+        return arguments_schema(self._parameters.params, where=self.label)
 
     def compile(self) -> None:
         _ = self._adapter
@@ -236,13 +240,6 @@ class ResourceTemplate(_Readable):
         self, uri: str, values: dict[str, str], context: Context | None, workers: Workers
     ) -> list[dict[str, Any]]:
         return await self._read(uri, self.parse(values), context, workers)
-
-
-def _is_context_name(annotation: Any) -> bool:
-    """Decoration-time guess (annotations may still be strings): is this the Context?"""
-    if isinstance(annotation, str):
-        return annotation.split(".")[-1].split("|")[0].strip() == "Context"
-    return isinstance(annotation, type) and issubclass(annotation, Context)
 
 
 def template_variables(uri_template: str) -> tuple[str, ...]:

@@ -8,16 +8,16 @@ with the number of tools and forward references have a chance to resolve.
 from __future__ import annotations
 
 import importlib.util
-import inspect
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any
+from typing import Any, TypedDict
 
 import typing_extensions
+from typing_extensions import Unpack
 
 from mcpkit._arguments import ArgumentValidator
 from mcpkit._records import record
-from mcpkit._signatures import NAME, check_name, check_signature, parameters
+from mcpkit._signatures import NAME, Definition, check_name, check_options
 from mcpkit._workers import Workers
 from mcpkit.content import Content
 from mcpkit.context import Context
@@ -25,7 +25,7 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.results import ToolResult, structured_result, tool_result, unstructured_result
 from mcpkit.schema import EMPTY, Param, arguments_schema, return_schema
 
-__all__ = ["TOOL_NAME", "Tool", "ToolAnnotations"]
+__all__ = ["TOOL_NAME", "Tool", "ToolAnnotations", "ToolOptions"]
 
 TOOL_NAME = NAME
 
@@ -82,45 +82,54 @@ def _is_unstructured(hint: Any) -> bool:
 class _Compiled:
     definition: dict[str, Any]
     validate: Callable[[Mapping[str, Any]], dict[str, Any]]
-    context_params: tuple[str, ...]
     output: Any  # ReturnSchema
 
 
-class Tool:
+class ToolOptions(TypedDict, total=False):
+    """The options of ``@app.tool(...)``, ``app.add_tool(fn, ...)`` and ``Tool(fn, ...)``.
+
+    ``name`` defaults to the function's name and ``description`` to its docstring;
+    ``input_schema`` / ``output_schema`` replace the derived schemas (enforced with
+    ``jsonschema``); ``structured_output`` forces (or refuses) an output schema;
+    ``text_mirror`` (default true) repeats structured content as a text block; ``inline`` runs
+    a sync function on the event loop (only for code that never blocks).
+    """
+
+    name: str | None
+    title: str | None
+    description: str | None
+    annotations: ToolAnnotations | Mapping[str, Any] | None
+    icons: list[dict[str, Any]] | None
+    meta: dict[str, Any] | None
+    input_schema: dict[str, Any] | None
+    output_schema: dict[str, Any] | None
+    structured_output: bool | None
+    text_mirror: bool
+    inline: bool
+
+
+class Tool(Definition):
     """One tool: what ``@app.tool`` records. Compiles itself on first use."""
 
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        annotations: ToolAnnotations | Mapping[str, Any] | None = None,
-        icons: list[dict[str, Any]] | None = None,
-        meta: dict[str, Any] | None = None,
-        input_schema: dict[str, Any] | None = None,
-        output_schema: dict[str, Any] | None = None,
-        structured_output: bool | None = None,
-        text_mirror: bool = True,
-        inline: bool = False,
-    ) -> None:
-        self.fn = fn
-        self.name = name if name is not None else getattr(fn, "__name__", "")
-        self.where = f"tool {self.name!r}"
-        check_name(self.name, self.where, "tool")
-        self.signature = check_signature(fn, self.where, explicit=input_schema is not None)
-        self.title = title
-        self.description = description
-        self.annotations = _annotations_wire(annotations, self.where)
-        self.icons = icons
-        self.meta = meta
-        self.explicit_input = _checked_explicit(input_schema, self.where, "input_schema")
-        self.explicit_output = _checked_explicit(output_schema, self.where, "output_schema")
-        self.structured_output = structured_output
-        self.text_mirror = text_mirror
-        self.is_async = inspect.iscoroutinefunction(fn)
-        self.inline = inline
+    def __init__(self, fn: Callable[..., Any], **options: Unpack[ToolOptions]) -> None:
+        name = options.get("name")
+        name = name if name is not None else getattr(fn, "__name__", "")
+        label = f"tool {name!r}"
+        check_name(name, label, "tool")
+        check_options(options, ToolOptions.__optional_keys__, label)
+        input_schema = options.get("input_schema")
+        super().__init__(fn, name, label, explicit=input_schema is not None)
+        self.title = options.get("title")
+        self.description = options.get("description")
+        self.annotations = _annotations_wire(options.get("annotations"), label)
+        self.icons = options.get("icons")
+        self.meta = options.get("meta")
+        self.explicit_input = _checked_explicit(input_schema, label, "input_schema")
+        output_schema = options.get("output_schema")
+        self.explicit_output = _checked_explicit(output_schema, label, "output_schema")
+        self.structured_output = options.get("structured_output")
+        self.text_mirror = options.get("text_mirror", True)
+        self.inline = options.get("inline", False)
 
     def __repr__(self) -> str:
         return f"<Tool {self.name!r}>"
@@ -145,28 +154,28 @@ class Tool:
 
     @cached_property
     def _compiled(self) -> _Compiled:
-        found = parameters(self.fn, self.signature, self.where, publish=self.explicit_input is None)
+        found = self._parameters
         input_schema, validate = self._input(found.params)
         output = self._output(found.returns)
         definition = self._definition(found.description, input_schema, output.schema)
-        return _Compiled(definition, validate, found.context_names, output)
+        return _Compiled(definition, validate, output)
 
     def _input(self, params: list[Param]) -> tuple[dict[str, Any], Any]:
         if self.explicit_input is not None:
             from mcpkit._explicit import ExplicitValidator
 
             return self.explicit_input, ExplicitValidator(self.explicit_input, tool=self.name)
-        built = arguments_schema(params, where=self.where)
+        built = arguments_schema(params, where=self.label)
         return built.schema, ArgumentValidator(built, tool=self.name)
 
     def _output(self, annotation: Any) -> Any:
         if self.explicit_output is not None:
             from mcpkit._explicit import ExplicitOutput
 
-            return ExplicitOutput(self.explicit_output, where=self.where)
+            return ExplicitOutput(self.explicit_output, where=self.label)
         if annotation is not EMPTY and _is_unstructured(annotation):
-            return return_schema(EMPTY, where=self.where)
-        return return_schema(annotation, where=self.where, force=self.structured_output)
+            return return_schema(EMPTY, where=self.label)
+        return return_schema(annotation, where=self.label, force=self.structured_output)
 
     def _definition(
         self, doc: str | None, input_schema: dict[str, Any], output: dict[str, Any] | None
@@ -198,15 +207,7 @@ class Tool:
         self, arguments: Mapping[str, Any], context: Context | None, workers: Workers
     ) -> Any:
         """Validate, call the function (sync ones in a worker thread) and return its value."""
-        compiled = self._compiled
-        kwargs = compiled.validate(arguments)
-        for name in compiled.context_params:
-            kwargs[name] = context
-        if self.is_async:
-            return await self.fn(**kwargs)
-        if self.inline:
-            return self.fn(**kwargs)
-        return await workers.run(self.fn, **kwargs)
+        return await self.invoke(self._compiled.validate(arguments), context, workers)
 
     def to_result(self, value: Any, *, force_mirror: bool = False) -> dict[str, Any]:
         """Wrap a returned value into a ``CallToolResult`` (checked against the output schema).

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from pydantic_core import to_json
 
-from mcpkit import App, Context, Text, ToolResult, _workers
+from mcpkit import App, Context, ServerOptions, Text, ToolResult, _workers
 from mcpkit._workers import Workers
 from mcpkit.exceptions import InvalidParams
 from mcpkit.prompts import Message
@@ -202,7 +202,7 @@ def test_a_result_json_cannot_carry_fails_that_call_masked(
 
 def test_unmasked_a_result_json_cannot_carry_says_what_and_where() -> None:
     app = fault_app(returning(lambda: ToolResult(structured={"x": object()})), style="sync")
-    app.mask_errors = False
+    app.options = ServerOptions(mask_errors=False)
     bad, _ = answers(app)
     text = bad["content"][0]["text"]
     assert text.startswith(

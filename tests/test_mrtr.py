@@ -11,7 +11,7 @@ import pytest
 from features_support import STATELESS, Client, rpc_error, run, text_of
 from pydantic import BaseModel
 
-from mcpkit import App, Context
+from mcpkit import App, Context, ServerOptions
 from mcpkit.protocol.mrtr import STATE_KEY_ENV, StateSigner
 from mcpkit.protocol.scope import current_principal
 from mcpkit.protocol.server import Server
@@ -255,12 +255,14 @@ def test_state_key_is_shared_through_configuration(monkeypatch: pytest.MonkeyPat
             return await c.request("tools/call", call("greet", requestState=state))
 
     async def scenario() -> None:
-        # App(state_key=...): another server (a worker, a replica) accepts the state
-        state = await first_state(make_app(state_key="k1-" + "x" * 16)[0])
-        again = await retry(make_app(state_key="k1-" + "x" * 16)[0], state)
+        # ServerOptions(state_key=...): another server (a worker, a replica) accepts the state
+        state = await first_state(make_app(options=ServerOptions(state_key="k1-" + "x" * 16))[0])
+        again = await retry(make_app(options=ServerOptions(state_key="k1-" + "x" * 16))[0], state)
         assert again["resultType"] == "input_required"
         assert (
-            await rpc_error(retry(make_app(state_key="k2-" + "x" * 16)[0], state))
+            await rpc_error(
+                retry(make_app(options=ServerOptions(state_key="k2-" + "x" * 16))[0], state)
+            )
         ).code == -32602
         # MCPKIT_STATE_KEY does the same for every App without a configured key
         monkeypatch.setenv(STATE_KEY_ENV, "shared-secret-of-32-characters!")

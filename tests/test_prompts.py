@@ -9,7 +9,7 @@ from typing import Any, Literal
 import pytest
 from features_support import Client, era, rpc_error, run
 
-from mcpkit import App, Context, DefinitionError, EmbeddedResource, Image, Text
+from mcpkit import App, Context, DefinitionError, EmbeddedResource, Image, ServerOptions, Text
 from mcpkit.prompts import Message
 
 PNG = base64.b64decode(
@@ -169,7 +169,9 @@ def test_prompt_errors_are_invalid_params(version: str) -> None:
 @era
 def test_prompt_pagination(version: str) -> None:
     async def scenario() -> None:
-        async with Client(make_app(page_size=1), protocol_version=version) as client:
+        async with Client(
+            make_app(options=ServerOptions(page_size=1)), protocol_version=version
+        ) as client:
             first = await client.request("prompts/list")
             assert [p["name"] for p in first["prompts"]] == ["review"]
             assert [p["name"] for p in await client.list_prompts()] == [

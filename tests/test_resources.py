@@ -9,14 +9,16 @@ import logging
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Optional
 
 import pytest
 from features_support import HANDSHAKE, STATELESS, Client, RPCError, era, rpc_error, run, settle
 from pydantic import BaseModel
 
-from mcpkit import App, Context, DefinitionError, _directory
+import mcpkit
+from mcpkit import App, Context, DefinitionError, ServerOptions, _directory
 from mcpkit.resources import Contents
 
 
@@ -261,6 +263,50 @@ def test_context_parameter_is_not_a_variable_and_reads_other_resources() -> None
     run(scenario)
 
 
+def annotated(item_id: int, ctx: Annotated[Context, "injected"]) -> str:
+    return f"{item_id} via {ctx.protocol_version}"
+
+
+def optional(item_id: int, ctx: Optional[Context]) -> str:  # noqa: UP045 (the spelling tested)
+    return f"{item_id} via {ctx and ctx.protocol_version}"
+
+
+def none_first(item_id: int, ctx: None | Context) -> str:  # noqa: RUF036 (the spelling tested)
+    return f"{item_id} via {ctx and ctx.protocol_version}"
+
+
+def dotted(item_id: int, ctx: mcpkit.Context) -> str:
+    return f"{item_id} via {ctx.protocol_version}"
+
+
+def dotted_static(ctx: mcpkit.Context) -> str:
+    return f"static via {ctx.protocol_version}"
+
+
+@pytest.mark.parametrize("fn", [annotated, optional, none_first, dotted], ids=lambda f: f.__name__)
+def test_the_context_is_found_one_way_however_it_is_written(fn: Callable[..., str]) -> None:
+    # Decoration and compile agree on which parameter is the Context, with the annotations
+    # still text (this module uses `from __future__ import annotations`).
+    app = App("ctx", "1")
+    app.add_resource("items://{item_id}", fn)
+    app.add_resource("items://static", dotted_static)
+
+    async def scenario() -> None:
+        async with Client(app, protocol_version=HANDSHAKE) as client:
+            assert await client.read_resource("items://7") == [
+                {"uri": "items://7", "mimeType": "text/plain", "text": f"7 via {HANDSHAKE}"}
+            ]
+            assert await client.read_resource("items://static") == [
+                {
+                    "uri": "items://static",
+                    "mimeType": "text/plain",
+                    "text": f"static via {HANDSHAKE}",
+                }
+            ]
+
+    run(scenario)
+
+
 def test_a_failing_resource_is_an_internal_error() -> None:
     app = App("fails", "1")
 
@@ -280,7 +326,7 @@ def test_a_failing_resource_is_an_internal_error() -> None:
 
 def test_stateless_results_carry_cache_hints() -> None:
     async def scenario() -> None:
-        app = make_app(ttl_ms=5000, cache_scope="private")
+        app = make_app(options=ServerOptions(ttl_ms=5000, cache_scope="private"))
         async with Client(app, protocol_version=STATELESS) as client:
             for method, params in (
                 ("resources/list", None),
@@ -297,7 +343,9 @@ def test_stateless_results_carry_cache_hints() -> None:
 @era
 def test_pagination(version: str) -> None:
     async def scenario() -> None:
-        async with Client(make_app(page_size=2), protocol_version=version) as client:
+        async with Client(
+            make_app(options=ServerOptions(page_size=2)), protocol_version=version
+        ) as client:
             first = await client.request("resources/list")
             assert [r["uri"] for r in first["resources"]] == ["memo://text", "memo://bytes"]
             assert "nextCursor" in first

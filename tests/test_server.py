@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit import App, ToolError
+from mcpkit import App, ServerOptions, ToolError
 from mcpkit.protocol import methods
 from mcpkit.testing import Client, SyncClient
 
@@ -220,7 +220,7 @@ def test_server_discover(fresh: SyncClient) -> None:
 
 
 def test_cache_hints_come_from_the_app() -> None:
-    cached = App("builder", "1.0.0", ttl_ms=60_000, cache_scope="private")
+    cached = App("builder", "1.0.0", options=ServerOptions(ttl_ms=60_000, cache_scope="private"))
     cached.add_tool(count)
     with Client(cached, protocol_version="2026-07-28") as client:
         discovered = client.request("server/discover")
@@ -440,7 +440,7 @@ def test_an_array_before_initialize_is_one_invalid_request(fresh: SyncClient) ->
 
 
 def paged_app() -> App:
-    paged = App("paged", "1", page_size=2)
+    paged = App("paged", "1", options=ServerOptions(page_size=2))
     for index in range(5):
         paged.add_tool(count, name=f"tool-{index}")
     return paged
@@ -559,7 +559,7 @@ def test_missing_arguments_are_an_argument_failure() -> None:
     ],
 )
 def test_invalid_arguments_override(mode: Any, version: str, as_error: bool) -> None:
-    forced = App("builder", "1.0.0", invalid_arguments=mode)
+    forced = App("builder", "1.0.0", options=ServerOptions(invalid_arguments=mode))
     forced.add_tool(count)
     params = {**BAD_ARGS, "_meta": META} if version == "2026-07-28" else BAD_ARGS
     with connect(version, forced) as client:
@@ -607,7 +607,7 @@ def test_an_unexpected_exception_is_masked_with_a_reference(
 
 
 def test_mask_errors_false_shows_the_exception() -> None:
-    open_app = App("builder", "1.0.0", mask_errors=False)
+    open_app = App("builder", "1.0.0", options=ServerOptions(mask_errors=False))
     open_app.add_tool(crash)
     with connect("2025-06-18", open_app) as client:
         result = client.call_tool("crash", {"secret": "hunter2"})

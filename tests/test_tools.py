@@ -11,7 +11,7 @@ from typing import Any, cast
 
 import pytest
 
-from mcpkit import App, Context, DefinitionError, ToolAnnotations, ToolError
+from mcpkit import App, Context, DefinitionError, ServerOptions, ToolAnnotations, ToolError
 from mcpkit._workers import Workers
 from mcpkit.context import RequestScope
 from mcpkit.exceptions import InvalidArguments
@@ -412,7 +412,7 @@ def call(app: App, name: str, arguments: Any, version: str = "2025-11-25") -> di
 
 
 def failing_app(mask_errors: bool = True) -> App:
-    app = App("t", "1", mask_errors=mask_errors)
+    app = App("t", "1", options=ServerOptions(mask_errors=mask_errors))
 
     @app.tool
     def refuse(n: int) -> int:

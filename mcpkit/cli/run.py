@@ -108,7 +108,7 @@ def _serve_http(
     }
     os.environ[TARGET_ENV] = target
     os.environ[OPTIONS_ENV] = json.dumps(options)
-    if workers > 1 and app.state_key is None:
+    if workers > 1 and app.options.state_key is None:
         # Every worker must verify the requestState another worker signed: one shared key.
         os.environ.setdefault(STATE_KEY_ENV, secrets.token_hex(32))
     shown = f"[{host}]" if ":" in host else host

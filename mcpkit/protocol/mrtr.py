@@ -5,7 +5,7 @@ it a request; instead the call returns ``inputRequests`` and the client retries 
 ``inputResponses``. The handler then runs again from the top, and each ``ctx.elicit(...)``
 finds its answer under its key. Answers of earlier rounds travel in ``requestState``, signed
 with HMAC-SHA256 so a client cannot forge or alter them; the key comes from configuration
-(``App(state_key=...)`` or ``MCPKIT_STATE_KEY``) so every worker and replica agrees.
+(``ServerOptions(state_key=...)`` or ``MCPKIT_STATE_KEY``) so every worker and replica agrees.
 """
 
 from __future__ import annotations
@@ -48,8 +48,8 @@ def state_key(configured: str | bytes | None) -> bytes:
     key = value.encode() if isinstance(value, str) else value
     if len(key) < _MIN_KEY_BYTES:
         raise ValueError(
-            f"the requestState key ({STATE_KEY_ENV} or App(state_key=...)) must be at least "
-            f"{_MIN_KEY_BYTES} bytes of secret; anyone can forge states under a short one"
+            f"the requestState key ({STATE_KEY_ENV} or ServerOptions(state_key=...)) must be at "
+            f"least {_MIN_KEY_BYTES} bytes of secret; anyone can forge states under a short one"
         )
     return key
 

@@ -89,7 +89,7 @@ class Server:
         self.limits = limits or Limits()
         self.workers = Workers()
         self.streams: set[asyncio.Queue[Any]] = set()  # open subscriptions/listen streams
-        signer = StateSigner(state_key(app.state_key))
+        signer = StateSigner(state_key(app.options.state_key))
         self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities)
         self.read_uri = functools.partial(read_uri, self.runtime)
         self.state: Any = None
@@ -385,8 +385,8 @@ class Session:
         meta[META_SERVER_INFO] = self.server.app.server_info
         result["_meta"] = meta
         if method.cacheable and result["resultType"] == "complete":
-            result["ttlMs"] = self.server.app.ttl_ms
-            result["cacheScope"] = self.server.app.cache_scope
+            result["ttlMs"] = self.server.app.options.ttl_ms
+            result["cacheScope"] = self.server.app.options.cache_scope
         return result
 
     async def _handshake(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:

@@ -302,9 +302,9 @@ def _compile_in_background(app: App) -> None:
             try:
                 definition.compile()
             except DefinitionError as exc:  # its message names the definition and the fix
-                logger.error("%s cannot be compiled: %s", definition.where, exc)
+                logger.error("%s cannot be compiled: %s", definition.label, exc)
             except Exception:
-                logger.exception("%s cannot be compiled", definition.where)
+                logger.exception("%s cannot be compiled", definition.label)
 
     threading.Thread(target=compile_all, name="mcpkit-compile", daemon=True).start()
 

@@ -25,7 +25,7 @@ def listing(key: str, registry: Callable[[App], Mapping[str, Any]]) -> Handler:
         runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
     ) -> dict[str, Any]:
         items = list(registry(runtime.app).values())
-        return paginate(items, params, runtime.app.page_size, key)
+        return paginate(items, params, runtime.app.options.page_size, key)
 
     return handler
 

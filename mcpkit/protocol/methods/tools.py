@@ -107,7 +107,7 @@ def _unencodable_result(
 
 
 def _arguments_as_protocol_error(runtime: Runtime, ctx: RequestContext) -> bool:
-    mode = runtime.app.invalid_arguments
+    mode = runtime.app.options.invalid_arguments
     if mode is not None:
         return mode == "protocol"
     return not at_least(ctx.protocol_version, "2025-11-25")
@@ -134,7 +134,7 @@ def invalid_arguments_text(tool: str, detail: dict[str, Any]) -> str:
 def _failure_text(runtime: Runtime, tool: str, exc: BaseException) -> str:
     reference = secrets.token_hex(4)
     logger.error("tool %r failed (reference %s)", tool, reference, exc_info=exc)
-    if runtime.app.mask_errors:
+    if runtime.app.options.mask_errors:
         return f"Tool {tool!r} failed with an internal error (reference {reference})."
     return f"Tool {tool!r} failed: {type(exc).__name__}: {exc} (reference {reference})"
 
