@@ -23,7 +23,7 @@ from mcpkit.protocol.versions import (
     META_LOG_LEVEL,
     META_VERSION,
     STATELESS_VERSIONS,
-    at_least,
+    progress_messages,
 )
 from mcpkit.types import RequestId
 
@@ -31,6 +31,7 @@ __all__ = [
     "RequestContext",
     "Send",
     "caller_key",
+    "checked_meta",
     "current_principal",
     "encoding",
     "progress_token",
@@ -164,7 +165,7 @@ class RequestContext:
         params: dict[str, Any] = {"progressToken": self.progress_token, "progress": progress}
         if total is not None:
             params["total"] = total
-        if message is not None and at_least(self.protocol_version, "2025-03-26"):
+        if message is not None and progress_messages(self.protocol_version):
             params["message"] = message
         await self.send({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
 
@@ -183,15 +184,7 @@ def stateless_context(
     """A stateless-era request's context, from its ``_meta``: ``-32602`` when ``_meta`` lacks
     the version or the capabilities or names an unknown log level, ``-32022`` for a version
     this server does not speak."""
-    if (
-        not isinstance(meta, dict)
-        or not isinstance(meta.get(META_VERSION), str)
-        or not isinstance(meta.get(META_CAPABILITIES), dict)
-    ):
-        raise InvalidParams(
-            f"Invalid params: _meta must carry {META_VERSION!r} (a string) "
-            f"and {META_CAPABILITIES!r} (an object)"
-        )
+    meta = checked_meta(meta)
     if meta[META_VERSION] not in STATELESS_VERSIONS:
         raise UnsupportedProtocolVersion(meta[META_VERSION], list(STATELESS_VERSIONS))
     level = meta.get(META_LOG_LEVEL)
@@ -210,6 +203,21 @@ def stateless_context(
         state=state,
         reader=reader,
     )
+
+
+def checked_meta(meta: Any) -> dict[str, Any]:
+    """A stateless-era request's ``_meta``, or ``-32602`` when it lacks the version (a string)
+    or the client capabilities (an object)."""
+    if (
+        not isinstance(meta, dict)
+        or not isinstance(meta.get(META_VERSION), str)
+        or not isinstance(meta.get(META_CAPABILITIES), dict)
+    ):
+        raise InvalidParams(
+            f"Invalid params: _meta must carry {META_VERSION!r} (a string) "
+            f"and {META_CAPABILITIES!r} (an object)"
+        )
+    return meta
 
 
 def progress_token(meta: Any) -> str | int | None:

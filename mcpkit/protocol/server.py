@@ -19,6 +19,7 @@ import contextvars
 import functools
 import logging
 import secrets
+from collections.abc import Iterator
 from typing import Any
 
 from mcpkit._workers import Workers
@@ -42,22 +43,28 @@ from mcpkit.protocol.handlers import (
     capabilities,
     protocol_error_in,
 )
+from mcpkit.protocol.headers import Headers
+from mcpkit.protocol.incoming import Incoming, admit, no_batches
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
 from mcpkit.protocol.mrtr import StateSigner, state_key
 from mcpkit.protocol.scope import (
     RequestContext,
     Send,
+    caller_key,
+    current_principal,
     encoding,
     progress_token,
     stateless_context,
 )
 from mcpkit.protocol.versions import (
     BATCH_VERSION,
+    HTTP_DEFAULT_VERSION,
     META_CAPABILITIES,
     META_SERVER_INFO,
     META_VERSION,
     is_stateless,
     negotiate,
+    sse_priming,
 )
 from mcpkit.types import RequestId
 
@@ -95,6 +102,11 @@ class Server:
         self._generation = 0  # bumped by every change that may alter the capabilities
         self._lifespan: contextlib.AsyncExitStack | None = None
         self._unsubscribe = app.subscribe(self._app_changed)
+
+    def admit(self, data: bytes, headers: Headers) -> Incoming:
+        """Decode a transport's message and decide its era and its era's checks
+        (:func:`~mcpkit.protocol.incoming.admit`); raises ``Refused``."""
+        return admit(data, headers, self.app, self.limits)
 
     def capabilities(self) -> dict[str, Any]:
         """The ``ServerCapabilities`` (computed once, again after the app's lists change)."""
@@ -136,14 +148,41 @@ class Server:
             await stack.aclose()
 
     def session(
-        self, send: Send, *, listen: bool = True, max_in_flight: int = MAX_IN_FLIGHT
+        self,
+        send: Send,
+        *,
+        listen: bool = True,
+        max_in_flight: int = MAX_IN_FLIGHT,
+        supports_requests: bool = True,
     ) -> Session:
         """Open a connection's state; ``send`` writes one message to that client.
 
         ``listen=False`` is for a session that answers one request and ends (stateless HTTP):
         it is not told about the App's changes, which it could not pass on anyway.
+        ``supports_requests=False``: the connection cannot carry requests to the client.
         """
-        return Session(self, send, listen=listen, max_in_flight=max_in_flight)
+        session = Session(self, send, listen=listen, max_in_flight=max_in_flight)
+        session.supports_requests = supports_requests
+        return session
+
+    def sessionless(self, incoming: Incoming) -> Session:
+        """A throwaway session that answers one admitted message and ends: stateless era, or
+        a handshake-era request outside any session, at the version its header names
+        (:data:`~mcpkit.protocol.versions.HTTP_DEFAULT_VERSION` without one)."""
+        session = self.session(_discard, listen=False, supports_requests=False)
+        if not incoming.stateless and not incoming.initialize:
+            session.version = incoming.version or HTTP_DEFAULT_VERSION
+        return session
+
+    @contextlib.contextmanager
+    def acting_for(self, principal: Any) -> Iterator[str | None]:
+        """Serve what runs inside on behalf of ``principal`` (handlers read it as
+        ``ctx.principal``); yields its caller key (``None`` for no principal)."""
+        token = current_principal.set(principal)
+        try:
+            yield None if principal is None else caller_key(principal)
+        finally:
+            current_principal.reset(token)
 
 
 class Session:
@@ -215,6 +254,11 @@ class Session:
         else:
             future.set_result(response.result)
 
+    @property
+    def primes(self) -> bool:
+        """Whether this session's SSE streams start with a priming event."""
+        return self.version is not None and sse_priming(self.version)
+
     def close(self) -> None:
         """Stop listening to the App (the connection is gone)."""
         self._unsubscribe()
@@ -263,12 +307,7 @@ class Session:
 
     async def _batch(self, items: list[Any]) -> Any:
         if self.version != BATCH_VERSION:
-            return jsonrpc.error_response(
-                None,
-                InvalidRequest(
-                    f"Invalid Request: batches exist only in protocol version {BATCH_VERSION}"
-                ),
-            )
+            return jsonrpc.error_response(None, no_batches())
         error = jsonrpc.batch_error(items, self.server.limits)
         if error is not None:
             return jsonrpc.error_response(None, error)
@@ -293,7 +332,7 @@ class Session:
         return None
 
     async def _one(self, obj: Any, *, in_batch: bool) -> dict[str, Any] | None:
-        message = self._take(obj)
+        message = obj if type(obj) is Request else self._take(obj)  # admitted: parsed once
         if not isinstance(message, Request):
             return message
         if in_batch and message.method == "initialize":
@@ -478,6 +517,10 @@ def cancel_target(obj: Any) -> RequestId | None:
         return None
     params = message.params
     return jsonrpc.as_id(params.get("requestId")) if isinstance(params, dict) else None
+
+
+async def _discard(message: dict[str, Any]) -> None:
+    """The ``send`` of a throwaway session (its transport carries its messages per request)."""
 
 
 def _not_listening() -> None:
