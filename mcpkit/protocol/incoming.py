@@ -18,7 +18,7 @@ from mcpkit.app import App
 from mcpkit.exceptions import InvalidRequest, ProtocolError, UnsupportedProtocolVersion
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.headers import Headers, check_headers
-from mcpkit.protocol.jsonrpc import Limits, Request
+from mcpkit.protocol.jsonrpc import Limits, Notification, Request
 from mcpkit.protocol.scope import checked_meta
 from mcpkit.protocol.versions import (
     ALL_VERSIONS,
@@ -29,7 +29,18 @@ from mcpkit.protocol.versions import (
 )
 from mcpkit.types import RequestId
 
-__all__ = ["VERSION_HEADER", "Incoming", "Refused", "admit", "no_batches"]
+__all__ = [
+    "CANCELLED",
+    "VERSION_HEADER",
+    "Incoming",
+    "Refused",
+    "Taken",
+    "admit",
+    "cancel_target",
+    "no_batches",
+]
+
+CANCELLED = "notifications/cancelled"
 
 VERSION_HEADER = "mcp-protocol-version"
 
@@ -91,6 +102,46 @@ class Incoming:
         if isinstance(self.message, Request):
             return self.message.id
         return jsonrpc.readable_id(self.message)
+
+
+class Taken:
+    """What a stream transport does with one line (``Session.take``): ``message`` to run once
+    ``slots`` are free (``None``: nothing to run), ``reply`` to write now, ``cancels`` the
+    request a cancellation names (a transport drops it if it has not started it)."""
+
+    __slots__ = ("cancels", "message", "reply", "slots")
+
+    def __init__(
+        self,
+        message: Any,
+        slots: int,
+        *,
+        reply: dict[str, Any] | None = None,
+        cancels: RequestId | None = None,
+    ) -> None:
+        self.message = message
+        self.slots = slots
+        self.reply = reply
+        self.cancels = cancels
+
+    @property
+    def request_id(self) -> RequestId | None:
+        """The id of the request (or ``None``) this line carries."""
+        return jsonrpc.readable_id(self.message)
+
+
+def cancel_target(obj: Any) -> RequestId | None:
+    """The request a ``notifications/cancelled`` message names, matched as
+    ``Session.cancel`` matches it, else ``None``: for a transport that holds requests it
+    has not started yet (they are dropped, never answered)."""
+    try:
+        message = jsonrpc.parse(obj)
+    except InvalidRequest:
+        return None
+    if not isinstance(message, Notification) or message.method != CANCELLED:
+        return None
+    params = message.params
+    return jsonrpc.as_id(params.get("requestId")) if isinstance(params, dict) else None
 
 
 def no_batches() -> InvalidRequest:
