@@ -13,6 +13,7 @@ from mcpkit.types import RequestId
 
 __all__ = [
     "JSON",
+    "SESSION_HEADER",
     "SSE",
     "ASGISend",
     "ClientGone",
@@ -21,6 +22,7 @@ __all__ = [
     "Receive",
     "Scope",
     "normal_path",
+    "status_of",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -30,6 +32,7 @@ ASGISend = Callable[[ASGIMessage], Awaitable[None]]
 
 JSON = "application/json"
 SSE = "text/event-stream"
+SESSION_HEADER = "mcp-session-id"
 _SSE_HEADERS = [
     (b"content-type", b"text/event-stream"),
     (b"cache-control", b"no-cache"),
@@ -163,3 +166,15 @@ def _host_of(server: Any) -> str:
         return "localhost"
     host, port = server[0], server[1]
     return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
+
+
+def status_of(response: Any, *, stateless_era: bool) -> int:
+    """The HTTP status of a JSON answer: 200 unless the error is one HTTP spells itself."""
+    if not isinstance(response, dict) or "error" not in response:
+        return 200
+    code = response["error"].get("code")
+    if code == -32700 or (code == -32600 and response.get("id") is None):
+        return 400
+    if stateless_era and code in (-32020, -32021, -32022):
+        return 400
+    return 404 if stateless_era and code == -32601 else 200

@@ -10,7 +10,10 @@ import time
 from collections import OrderedDict
 from typing import Any
 
+from mcpkit.exceptions import InternalError, InvalidRequest
 from mcpkit.protocol.server import Server, Session
+from mcpkit.transports.http._exchange import HttpError
+from mcpkit.types import RequestId
 
 __all__ = ["HttpSession", "Sessions"]
 
@@ -59,6 +62,31 @@ class Sessions:
         self.idle_seconds = idle_seconds
         self.live: dict[str, HttpSession] = {}
         self.idle: OrderedDict[str, HttpSession] = OrderedDict()
+
+    ANYONE = object()
+    """The owner to pass to :meth:`named` when sessions are not bound to callers (no auth)."""
+
+    def named(
+        self, session_id: str | None, owner: object, request_id: RequestId | None
+    ) -> HttpSession:
+        """The session ``session_id`` names: 400 without one, 404 if it ended or belongs to
+        another caller than ``owner``."""
+        if session_id is None:
+            error = InvalidRequest("Bad Request: the Mcp-Session-Id header is required")
+            raise HttpError(400, error, request_id)
+        live = self.live.get(session_id)
+        if live is None or (owner is not Sessions.ANYONE and live.owner != owner):
+            error = InvalidRequest("Session not found: it ended; send initialize to start anew")
+            raise HttpError(404, error, request_id)
+        return live
+
+    def full(self, request_id: RequestId | None) -> HttpError:
+        """The 503 refusing a new session while every session is busy."""
+        error = InternalError(
+            f"Service Unavailable: all {self.limit} sessions are in use "
+            f"(max_sessions={self.limit}); try again later"
+        )
+        return HttpError(503, error, request_id)
 
     def use(self, live: HttpSession) -> None:
         """A request or the GET stream starts using ``live``."""

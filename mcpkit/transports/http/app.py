@@ -16,6 +16,7 @@ from mcpkit.protocol.jsonrpc import Limits
 from mcpkit.protocol.server import Server, Session
 from mcpkit.transports.http._disconnect import CLOSED, unless_closed
 from mcpkit.transports.http._exchange import (
+    SESSION_HEADER,
     SSE,
     ASGISend,
     ClientGone,
@@ -24,6 +25,7 @@ from mcpkit.transports.http._exchange import (
     Receive,
     Scope,
     normal_path,
+    status_of,
 )
 from mcpkit.transports.http._guards import Guards, accepts
 from mcpkit.transports.http._sessions import HttpSession, Sessions
@@ -41,7 +43,6 @@ __all__ = ["HttpApp"]
 logger = logging.getLogger("mcpkit.http")
 
 MiB = 1024 * 1024
-SESSION_HEADER = "mcp-session-id"
 
 
 class HttpApp:
@@ -224,31 +225,16 @@ class HttpApp:
         if isinstance(response, dict) and "result" in response:
             if not await self.sessions.add(live):
                 live.session.close()
-                raise self._full(incoming)
+                raise self.sessions.full(incoming.request_id)
             headers.append((SESSION_HEADER, live.id))
         else:
             live.session.close()
-        await http.json(_status(response, stateless_era=False), response, headers)
-
-    def _full(self, incoming: Incoming) -> HttpError:
-        limit = self.sessions.limit
-        error = InternalError(
-            f"Service Unavailable: all {limit} sessions are in use (max_sessions={limit}); "
-            "try again later"
-        )
-        return HttpError(503, error, incoming.request_id)
+        await http.json(status_of(response, stateless_era=False), response, headers)
 
     def _live(self, http: Exchange, caller: str | None, request_id: Any) -> HttpSession:
         """The session the request names; 404 if it ended or belongs to another caller."""
-        session_id = http.header(SESSION_HEADER)
-        if session_id is None:
-            error = InvalidRequest("Bad Request: the Mcp-Session-Id header is required")
-            raise HttpError(400, error, request_id)
-        live = self.sessions.live.get(session_id)
-        if live is None or (self.auth is not None and live.owner != caller):
-            error = InvalidRequest("Session not found: it ended; send initialize to start anew")
-            raise HttpError(404, error, request_id)
-        return live
+        owner = caller if self.auth is not None else Sessions.ANYONE
+        return self.sessions.named(http.header(SESSION_HEADER), owner, request_id)
 
     async def _answer(
         self,
@@ -273,7 +259,7 @@ class HttpApp:
                 return  # the client closed the stream: the call was cancelled
         else:
             response = await asyncio.ensure_future(call)
-        await out.finish(response, _status(response, stateless_era=stateless_era))
+        await out.finish(response, status_of(response, stateless_era=stateless_era))
 
     # ------------------------------------------------------------------ GET/DELETE
 
@@ -314,15 +300,3 @@ class HttpApp:
         self.sessions.pop(live.id)
         await live.close()
         await http.respond(204)
-
-
-def _status(response: Any, *, stateless_era: bool) -> int:
-    """The HTTP status of a JSON answer: 200 unless the error is one HTTP spells itself."""
-    if not isinstance(response, dict) or "error" not in response:
-        return 200
-    code = response["error"].get("code")
-    if code == -32700 or (code == -32600 and response.get("id") is None):
-        return 400
-    if stateless_era and code in (-32020, -32021, -32022):
-        return 400
-    return 404 if stateless_era and code == -32601 else 200
