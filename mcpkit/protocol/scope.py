@@ -28,6 +28,7 @@ from mcpkit.protocol.versions import (
 from mcpkit.types import RequestId
 
 __all__ = [
+    "ActingFor",
     "RequestContext",
     "Send",
     "caller_key",
@@ -51,6 +52,24 @@ current_principal: contextvars.ContextVar[Any] = contextvars.ContextVar(
 )
 """The authenticated caller of the request being served (set by a transport that verifies
 credentials, such as HTTP bearer auth); each new :class:`RequestContext` picks it up."""
+
+
+class ActingFor:
+    """A ``with`` block served on behalf of a principal (sets :data:`current_principal`; a
+    plain class: entered on every HTTP request, cheaper than a generator-based manager)."""
+
+    __slots__ = ("principal", "token")
+
+    def __init__(self, principal: Any) -> None:
+        self.principal = principal
+        self.token: contextvars.Token[Any] | None = None
+
+    def __enter__(self) -> None:
+        self.token = current_principal.set(self.principal)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.token is not None:
+            current_principal.reset(self.token)
 
 
 def caller_key(principal: Any) -> str | None:

@@ -18,7 +18,6 @@ import contextlib
 import contextvars
 import functools
 import logging
-from collections.abc import Iterator
 from typing import Any
 
 from mcpkit._workers import Workers
@@ -47,6 +46,7 @@ from mcpkit.protocol.incoming import CANCELLED, Incoming, Taken, admit, cancel_t
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
 from mcpkit.protocol.mrtr import StateSigner, state_key
 from mcpkit.protocol.scope import (
+    ActingFor,
     RequestContext,
     Send,
     caller_key,
@@ -169,15 +169,16 @@ class Server:
             session.version = incoming.version or HTTP_DEFAULT_VERSION
         return session
 
-    @contextlib.contextmanager
-    def acting_for(self, principal: Any) -> Iterator[str | None]:
-        """Serve what runs inside on behalf of ``principal`` (handlers read it as
-        ``ctx.principal``); yields its caller key (``None`` for no principal)."""
-        token = current_principal.set(principal)
-        try:
-            yield None if principal is None else caller_key(principal)
-        finally:
-            current_principal.reset(token)
+    @staticmethod
+    def acting_for(principal: Any) -> ActingFor:
+        """Serve what runs inside (a ``with`` block) on behalf of ``principal``: handlers read
+        it as ``ctx.principal``, and :meth:`caller` names it."""
+        return ActingFor(principal)
+
+    @staticmethod
+    def caller() -> str | None:
+        """The caller key of the principal being served (``None`` without one)."""
+        return caller_key(current_principal.get())
 
 
 class Session(Connection):

@@ -167,16 +167,16 @@ class HttpApp:
         principal = None
         if self.auth is not None:
             principal = await authenticate(self.auth, http, self.path)
-        with self.server.acting_for(principal) as caller:
-            await self._endpoint(http, caller if self.auth is not None else None)
+        with self.server.acting_for(principal):
+            await self._endpoint(http)
 
-    async def _endpoint(self, http: Exchange, caller: str | None) -> None:
+    async def _endpoint(self, http: Exchange) -> None:
         if http.method == "POST":
-            await self._post(http, caller)
+            await self._post(http)
         elif http.method == "GET":
-            await self._get(http, caller)
+            await self._get(http)
         elif http.method == "DELETE":
-            await self._delete(http, caller)
+            await self._delete(http)
         else:
             raise self._not_allowed(http.method)
 
@@ -187,7 +187,7 @@ class HttpApp:
 
     # ---------------------------------------------------------------------- POST
 
-    async def _post(self, http: Exchange, caller: str | None) -> None:
+    async def _post(self, http: Exchange) -> None:
         self.guards.check_content(http)
         body = await http.read_body(self.max_body_bytes)
         incoming = self.server.admit(body, http.headers)
@@ -196,9 +196,9 @@ class HttpApp:
         elif incoming.stateless or self.stateless:
             await self._answer_once(http, incoming)
         elif incoming.initialize:
-            await self._initialize(http, incoming, caller)
+            await self._initialize(http, incoming)
         else:
-            await self._post_session(http, incoming, caller)
+            await self._post_session(http, incoming)
 
     async def _answer_once(self, http: Exchange, incoming: Incoming) -> None:
         """Answer on a throwaway session: no state outlives the request."""
@@ -209,8 +209,8 @@ class HttpApp:
         finally:
             await session.cancel_all()  # cancels the call if the client left; ends the session
 
-    async def _post_session(self, http: Exchange, incoming: Incoming, caller: str | None) -> None:
-        live = self._live(http, caller, incoming.request_id)
+    async def _post_session(self, http: Exchange, incoming: Incoming) -> None:
+        live = self._live(http, incoming.request_id)
         incoming.check_batch(live.session.version)
         self.sessions.use(live)
         try:
@@ -218,7 +218,8 @@ class HttpApp:
         finally:
             self.sessions.release(live)
 
-    async def _initialize(self, http: Exchange, incoming: Incoming, caller: str | None) -> None:
+    async def _initialize(self, http: Exchange, incoming: Incoming) -> None:
+        caller = None if self.auth is None else self.server.caller()
         live = HttpSession(self.server, caller, supports_requests=not self.json_response)
         response = await live.session.handle(incoming.message)
         headers = []
@@ -231,9 +232,9 @@ class HttpApp:
             live.session.close()
         await http.json(status_of(response, stateless_era=False), response, headers)
 
-    def _live(self, http: Exchange, caller: str | None, request_id: Any) -> HttpSession:
+    def _live(self, http: Exchange, request_id: Any) -> HttpSession:
         """The session the request names; 404 if it ended or belongs to another caller."""
-        owner = caller if self.auth is not None else Sessions.ANYONE
+        owner = Sessions.ANYONE if self.auth is None else self.server.caller()
         return self.sessions.named(http.header(SESSION_HEADER), owner, request_id)
 
     async def _answer(
@@ -263,10 +264,10 @@ class HttpApp:
 
     # ------------------------------------------------------------------ GET/DELETE
 
-    async def _get(self, http: Exchange, caller: str | None) -> None:
+    async def _get(self, http: Exchange) -> None:
         if self.stateless or http.header(SESSION_HEADER) is None:
             raise self._not_allowed("GET without a session")
-        live = self._live(http, caller, None)
+        live = self._live(http, None)
         if not accepts(http.header("accept"), SSE):
             raise HttpError(406, InvalidRequest("Not Acceptable: the client must accept " + SSE))
         Incoming.version_header(http.headers)
@@ -292,11 +293,11 @@ class HttpApp:
             self.sessions.release(live)
             await http.write(b"", more=False)
 
-    async def _delete(self, http: Exchange, caller: str | None) -> None:
+    async def _delete(self, http: Exchange) -> None:
         session_id = http.header(SESSION_HEADER)
         if self.stateless or session_id is None:
             raise self._not_allowed("DELETE without a session")
-        live = self._live(http, caller, None)
+        live = self._live(http, None)
         self.sessions.pop(live.id)
         await live.close()
         await http.respond(204)
