@@ -24,6 +24,7 @@ from mcpkit.protocol.versions import (
     ALL_VERSIONS,
     BATCH_VERSION,
     HANDSHAKE_VERSIONS,
+    has_batches,
     is_stateless,
     is_stateless_version,
 )
@@ -87,7 +88,7 @@ class Incoming:
 
     def check_batch(self, version: str | None) -> None:
         """Refuse a batch unless ``version`` (the session's or the request's) has batches."""
-        if isinstance(self.message, list) and version != BATCH_VERSION:
+        if isinstance(self.message, list) and not has_batches(version):
             raise Refused(no_batches())
 
     @staticmethod

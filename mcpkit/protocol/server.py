@@ -56,11 +56,11 @@ from mcpkit.protocol.scope import (
     stateless_context,
 )
 from mcpkit.protocol.versions import (
-    BATCH_VERSION,
     HTTP_DEFAULT_VERSION,
     META_CAPABILITIES,
     META_SERVER_INFO,
     META_VERSION,
+    has_batches,
     is_stateless,
     negotiate,
 )
@@ -258,7 +258,7 @@ class Session(Connection):
         return taken
 
     async def _batch(self, items: list[Any]) -> Any:
-        if self.version != BATCH_VERSION:
+        if not has_batches(self.version):
             return jsonrpc.error_response(None, no_batches())
         error = jsonrpc.batch_error(items, self.server.limits)
         if error is not None:

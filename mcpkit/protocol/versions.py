@@ -14,6 +14,7 @@ __all__ = [
     "arguments_fail_as_results",
     "at_least",
     "elicitation_modes",
+    "has_batches",
     "is_stateless",
     "is_stateless_version",
     "negotiate",
@@ -87,6 +88,11 @@ def elicitation_modes(version: str) -> bool:
 def sse_priming(version: str) -> bool:
     """An SSE stream starts with a priming event (an id, empty data)."""
     return at_least(version, "2025-11-25")
+
+
+def has_batches(version: str | None) -> bool:
+    """JSON-RPC batches are allowed (only in :data:`BATCH_VERSION`)."""
+    return version == BATCH_VERSION
 
 
 def is_stateless_version(version: object) -> bool:
