@@ -5,6 +5,11 @@
 value (a message or a 2025-03-26 batch) and returns the response, or ``None`` when there is
 nothing to answer; notifications the handler emits meanwhile go through ``send``.
 
+Transports decide no protocol rule: HTTP hands a body and its headers to :meth:`Server.admit`
+(era, parse, ``_meta``, mirrored headers, version header: ``Incoming`` or ``Refused``); stdio
+hands each line to :meth:`Session.take` (run it with N slots, answer it now, or drop the
+request a cancellation names).
+
 Era rule: a request is stateless-era (2026-07-28) when ``params._meta`` carries
 ``io.modelcontextprotocol/protocolVersion`` or its method is ``server/discover`` /
 ``subscriptions/listen``; otherwise it belongs to the handshake session that ``initialize``
@@ -202,7 +207,8 @@ class Session(Connection):
         return await self.handle(obj, send=send)
 
     async def handle(self, obj: Any, *, send: Send | None = None) -> Any:
-        """Answer one decoded JSON value: a message, or a batch where the version has them.
+        """Answer one decoded JSON value (a message, or a batch where the version has them), or
+        a request :func:`~mcpkit.protocol.incoming.admit` already parsed (not parsed again).
 
         ``send`` overrides the session's writer for the notifications this message's requests
         emit (HTTP answers each POST on its own stream).
