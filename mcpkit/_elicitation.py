@@ -11,6 +11,7 @@ from mcpkit._compat import compatible_type
 from mcpkit._jsonschema import clean_schema
 from mcpkit._pydantic import adapter, raw_schema
 from mcpkit.exceptions import DefinitionError
+from mcpkit.protocol.versions import elicitation_modes
 
 __all__ = ["elicitation_schema"]
 
@@ -24,7 +25,7 @@ def elicitation_schema(form: Any, *, version: str, where: str = "elicitation") -
     ``{const, title}`` from 2025-11-25; Literals stay plain ``enum``. Defaults are kept on
     booleans only for 2025-06-18 and on every primitive from 2025-11-25.
     """
-    modern = version >= "2025-11-25"
+    modern = elicitation_modes(version)
     built = adapter(compatible_type(form), where=where, what="its form")
     schema = clean_schema(raw_schema(built, "validation", where=where), strip_optional=True)
     types = _field_types(form)

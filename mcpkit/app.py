@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from typing_extensions import Unpack
 
@@ -18,6 +18,9 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.prompts import Prompt, PromptOptions
 from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
 from mcpkit.tools import Tool, ToolOptions
+
+if TYPE_CHECKING:  # for App.asgi's signature only (allow-listed: the module loads on call)
+    from mcpkit.transports.http import BearerAuth, HttpApp, Verifier
 
 __all__ = ["App", "ServerOptions"]
 
@@ -323,13 +326,13 @@ class App:
         *,
         stateless: bool = False,
         json_response: bool = False,
-        allowed_origins: list[str] | None = None,
-        allowed_hosts: list[str] | None = None,
+        allowed_origins: Iterable[str] | None = None,
+        allowed_hosts: Iterable[str] | None = None,
         max_body_bytes: int = 16 * 1024 * 1024,
-        auth: Any = None,
+        auth: BearerAuth | Verifier | None = None,
         max_sessions: int = 10_000,
         session_idle_seconds: float = 3600.0,
-    ) -> Any:
+    ) -> HttpApp:
         """This app as a Streamable HTTP ASGI application (``mcpkit.transports.http.HttpApp``).
 
         Serve it with any ASGI server, or mount it in Starlette/FastAPI; see ``docs/http.md``.

@@ -21,6 +21,7 @@ from pydantic import TypeAdapter
 
 from mcpkit._records import record
 from mcpkit.exceptions import ClientCapabilityError
+from mcpkit.protocol.versions import elicitation_modes
 from mcpkit.schema import elicitation_schema
 from mcpkit.types import RequestId
 
@@ -152,7 +153,7 @@ class Context:
             else elicitation_schema(schema, version=self.protocol_version)
         )
         params: dict[str, Any] = {"message": message, "requestedSchema": form}
-        if self.protocol_version >= "2025-11-25":
+        if elicitation_modes(self.protocol_version):
             params["mode"] = "form"
         answer = await self._scope.ask("elicitation/create", params, key)
         action = answer.get("action") if isinstance(answer, dict) else None

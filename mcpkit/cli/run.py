@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import os
@@ -15,7 +14,7 @@ from mcpkit.cli.loader import load_app
 from mcpkit.cli.serve import LOG_FORMAT, load_or_report, serve_stdio
 from mcpkit.protocol.mrtr import STATE_KEY_ENV
 
-__all__ = ["ReadDeadline", "http_app_from_env", "http_protocol", "run"]
+__all__ = ["http_app_from_env", "run"]
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -127,7 +126,8 @@ def _serve_http(
         log_level=log_level,
         access_log=False,
         timeout_graceful_shutdown=3,
-        http="mcpkit.cli.run:http_protocol",  # a name, so every worker process can import it
+        # A name, so every worker process can import it.
+        http="mcpkit.transports.http.deadline:http_protocol",
         ws="none",
         timeout_keep_alive=read_timeout,
     )
@@ -144,85 +144,3 @@ def http_app_from_env() -> Any:
     """The uvicorn app factory for ``--workers``: each worker loads the TARGET itself."""
     options = json.loads(os.environ.get(OPTIONS_ENV, "{}"))
     return load_app(os.environ[TARGET_ENV]).asgi(**options)
-
-
-# ------------------------------------------------------------------------ slow clients
-
-
-def http_protocol(
-    config: Any, server_state: Any, app_state: Any, _loop: Any = None
-) -> asyncio.Protocol:
-    """uvicorn's HTTP protocol under a :class:`ReadDeadline` of ``timeout_keep_alive`` seconds
-    (uvicorn calls this for each connection, as it would the protocol class)."""
-    from uvicorn.protocols.http.auto import AutoHTTPProtocol
-
-    inner = AutoHTTPProtocol(  # type: ignore[call-arg]
-        config=config, server_state=server_state, app_state=app_state, _loop=_loop
-    )
-    return ReadDeadline(inner, config.timeout_keep_alive)
-
-
-class ReadDeadline(asyncio.Protocol):
-    """An HTTP connection (uvicorn's protocol) with a deadline on reading each request.
-
-    uvicorn closes a connection left idle after a response (``timeout_keep_alive``), but not
-    one that never completes a request: no timer runs before the first request, and any byte
-    stops the keep-alive one, so a client that sends half a request holds its connection for
-    ever (slowloris). Here the connection closes when a request's headers are not all in
-    ``timeout`` seconds after the connection opened (or after the request's first byte), or
-    when its body pauses longer than that. Once a request is in, its answer may take as long
-    as it needs: a long call or a GET stream is not cut.
-    """
-
-    def __init__(self, inner: asyncio.Protocol, timeout: float) -> None:
-        self.inner = inner
-        self.timeout = timeout
-        self.transport: asyncio.BaseTransport | None = None
-        self.timer: asyncio.TimerHandle | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport
-        self.inner.connection_made(transport)
-        self._arm()
-
-    def data_received(self, data: bytes) -> None:
-        self.inner.data_received(data)
-        waiting = self._waiting_for()
-        if waiting == "body" or (waiting == "headers" and self.timer is None):
-            self._arm()  # a body's every piece restarts the clock; headers' first byte starts it
-        elif waiting is None:
-            self._disarm()
-
-    def eof_received(self) -> bool | None:
-        return self.inner.eof_received()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._disarm()
-        self.inner.connection_lost(exc)
-
-    def pause_writing(self) -> None:
-        self.inner.pause_writing()
-
-    def resume_writing(self) -> None:
-        self.inner.resume_writing()
-
-    def _waiting_for(self) -> str | None:
-        """``"headers"`` (of a new request), ``"body"``, or ``None`` once a request is in."""
-        cycle = getattr(self.inner, "cycle", None)  # the request uvicorn is serving, if any
-        if cycle is None or cycle.response_complete:
-            return "headers"
-        return "body" if cycle.more_body else None
-
-    def _arm(self) -> None:
-        self._disarm()
-        self.timer = asyncio.get_running_loop().call_later(self.timeout, self._expired)
-
-    def _disarm(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
-
-    def _expired(self) -> None:
-        self.timer = None
-        if self.transport is not None and self._waiting_for() is not None:
-            self.transport.close()

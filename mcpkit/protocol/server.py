@@ -5,6 +5,11 @@
 value (a message or a 2025-03-26 batch) and returns the response, or ``None`` when there is
 nothing to answer; notifications the handler emits meanwhile go through ``send``.
 
+Transports decide no protocol rule: HTTP hands a body and its headers to :meth:`Server.admit`
+(era, parse, ``_meta``, mirrored headers, version header: ``Incoming`` or ``Refused``); stdio
+hands each line to :meth:`Session.take` (run it with N slots, answer it now, or drop the
+request a cancellation names).
+
 Era rule: a request is stateless-era (2026-07-28) when ``params._meta`` carries
 ``io.modelcontextprotocol/protocolVersion`` or its method is ``server/discover`` /
 ``subscriptions/listen``; otherwise it belongs to the handshake session that ``initialize``
@@ -18,13 +23,11 @@ import contextlib
 import contextvars
 import functools
 import logging
-import secrets
 from typing import Any
 
 from mcpkit._workers import Workers
 from mcpkit.app import App
 from mcpkit.exceptions import (
-    ClientRequestError,
     InternalError,
     InvalidParams,
     InvalidRequest,
@@ -34,6 +37,9 @@ from mcpkit.exceptions import (
     Unencodable,
 )
 from mcpkit.protocol import jsonrpc
+from mcpkit.protocol.connection import Connection, discard
+from mcpkit.protocol.headers import Headers
+from mcpkit.protocol.incoming import CANCELLED, Incoming, Taken, admit, cancel_target, no_batches
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
 from mcpkit.protocol.methods import (
     HANDLERS,
@@ -46,23 +52,26 @@ from mcpkit.protocol.methods import (
 )
 from mcpkit.protocol.mrtr import StateSigner, state_key
 from mcpkit.protocol.scope import (
+    ActingFor,
     RequestContext,
     Send,
+    caller_key,
+    current_principal,
     encoding,
     progress_token,
     stateless_context,
 )
 from mcpkit.protocol.versions import (
-    BATCH_VERSION,
+    HTTP_DEFAULT_VERSION,
     META_CAPABILITIES,
     META_SERVER_INFO,
     META_VERSION,
+    has_batches,
     is_stateless,
     negotiate,
 )
-from mcpkit.types import RequestId
 
-__all__ = ["MAX_IN_FLIGHT", "Server", "Session", "cancel_target"]
+__all__ = ["MAX_IN_FLIGHT", "Server", "Session"]
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -73,8 +82,6 @@ _request_send: contextvars.ContextVar[Send | None] = contextvars.ContextVar(
 MAX_IN_FLIGHT = 64
 """Requests a connection runs at once (each member of a batch counts) unless told otherwise."""
 
-_CANCELLED = "notifications/cancelled"
-_LISTS = frozenset({"tools", "prompts", "resources"})
 _NO_SESSION = (
     "Invalid params: no session; send 'initialize' first, or carry _meta "
     f"{META_VERSION!r} and {META_CAPABILITIES!r} on every request"
@@ -97,6 +104,11 @@ class Server:
         self._generation = 0  # bumped by every change that may alter the capabilities
         self._lifespan: contextlib.AsyncExitStack | None = None
         self._unsubscribe = app.subscribe(self._app_changed)
+
+    def admit(self, data: bytes, headers: Headers) -> Incoming:
+        """Decode a transport's message and decide its era and its era's checks
+        (:func:`~mcpkit.protocol.incoming.admit`); raises ``Refused``."""
+        return admit(data, headers, self.app, self.limits)
 
     def capabilities(self) -> dict[str, Any]:
         """The ``ServerCapabilities`` (computed once, again after the app's lists change)."""
@@ -138,88 +150,53 @@ class Server:
             await stack.aclose()
 
     def session(
-        self, send: Send, *, listen: bool = True, max_in_flight: int = MAX_IN_FLIGHT
+        self,
+        send: Send,
+        *,
+        listen: bool = True,
+        max_in_flight: int = MAX_IN_FLIGHT,
+        supports_requests: bool = True,
     ) -> Session:
         """Open a connection's state; ``send`` writes one message to that client.
 
         ``listen=False`` is for a session that answers one request and ends (stateless HTTP):
         it is not told about the App's changes, which it could not pass on anyway.
+        ``supports_requests=False``: the connection cannot carry requests to the client.
         """
-        return Session(self, send, listen=listen, max_in_flight=max_in_flight)
+        session = Session(self, send, listen=listen, max_in_flight=max_in_flight)
+        session.supports_requests = supports_requests
+        return session
+
+    def sessionless(self, incoming: Incoming) -> Session:
+        """A throwaway session that answers one admitted message and ends: stateless era, or
+        a handshake-era request outside any session, at the version its header names
+        (:data:`~mcpkit.protocol.versions.HTTP_DEFAULT_VERSION` without one)."""
+        session = self.session(discard, listen=False, supports_requests=False)
+        if not incoming.stateless and not incoming.initialize:
+            session.version = incoming.version or HTTP_DEFAULT_VERSION
+        return session
+
+    @staticmethod
+    def acting_for(principal: Any) -> ActingFor:
+        """Serve what runs inside (a ``with`` block) on behalf of ``principal``: handlers read
+        it as ``ctx.principal``, and :meth:`caller` names it."""
+        return ActingFor(principal)
+
+    @staticmethod
+    def caller() -> str | None:
+        """The caller key of the principal being served (``None`` without one)."""
+        return caller_key(current_principal.get())
 
 
-class Session:
-    """One connection: the handshake state and the requests running on it."""
+class Session(Connection):
+    """One connection: answers its messages (the request path; its state and bookkeeping are
+    :class:`~mcpkit.protocol.connection.Connection`'s)."""
 
     def __init__(
         self, server: Server, send: Send, *, listen: bool = True, max_in_flight: int = MAX_IN_FLIGHT
     ) -> None:
+        super().__init__(server.app, send, listen=listen, max_in_flight=max_in_flight)
         self.server = server
-        self.send = encoding(send)
-        self.max_in_flight = max_in_flight  # requests running at once, batch members included
-        self.version: str | None = None
-        self.client_capabilities: dict[str, Any] = {}
-        self.client_info: dict[str, Any] | None = None
-        self.log_level: str | None = None
-        self.initialized = False
-        self.supports_requests = True
-        self.resource_subscriptions: set[str] = set()
-        self._running: dict[RequestId, asyncio.Task[Any]] = {}
-        self._cancelled: set[RequestId] = set()
-        self._background: set[asyncio.Task[Any]] = set()
-        self._pending: dict[RequestId, asyncio.Future[Any]] = {}
-        self._closing = False  # cancel_all() was called: start nothing more
-        self._loop = asyncio.get_running_loop()
-        self._unsubscribe = server.app.subscribe(self._app_changed) if listen else _not_listening
-
-    def _app_changed(self, kind: str, uri: str | None) -> None:
-        """Tell this (initialized) client about changes; callable from any thread."""
-        if self.version is None:
-            return
-        if kind == "resource":
-            if uri not in self.resource_subscriptions:
-                return
-            message = jsonrpc.notification("notifications/resources/updated", {"uri": uri})
-        elif kind in _LISTS:
-            message = jsonrpc.notification(f"notifications/{kind}/list_changed")
-        else:
-            return  # e.g. "capabilities": nothing a client is told about
-        with contextlib.suppress(RuntimeError):  # the loop is gone: so is the client
-            self._loop.call_soon_threadsafe(lambda: self._spawn(self.send(message)))
-
-    def _spawn(self, coroutine: Any) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    async def request(self, method: str, params: dict[str, Any], *, send: Send) -> Any:
-        """Send a request to the client and wait for its answer (handshake era).
-
-        Its id is 128 random bits: nobody who did not receive the request can answer it (over
-        HTTP only the session's own caller can post to the session at all).
-        """
-        request_id = secrets.token_urlsafe(16)
-        future: asyncio.Future[Any] = self._loop.create_future()
-        self._pending[request_id] = future
-        try:
-            await send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-            return await future
-        finally:
-            self._pending.pop(request_id, None)
-
-    def _answered(self, response: Response) -> None:
-        future = self._pending.get(response.id)
-        if future is None or future.done():
-            return  # unknown or already settled: ignore
-        if response.error is not None:
-            error = response.error if isinstance(response.error, dict) else {}
-            future.set_exception(ClientRequestError(error))
-        else:
-            future.set_result(response.result)
-
-    def close(self) -> None:
-        """Stop listening to the App (the connection is gone)."""
-        self._unsubscribe()
 
     # ------------------------------------------------------------------------- entry
 
@@ -232,7 +209,8 @@ class Session:
         return await self.handle(obj, send=send)
 
     async def handle(self, obj: Any, *, send: Send | None = None) -> Any:
-        """Answer one decoded JSON value: a message, or a batch where the version has them.
+        """Answer one decoded JSON value (a message, or a batch where the version has them), or
+        a request :func:`~mcpkit.protocol.incoming.admit` already parsed (not parsed again).
 
         ``send`` overrides the session's writer for the notifications this message's requests
         emit (HTTP answers each POST on its own stream).
@@ -247,6 +225,30 @@ class Session:
         finally:
             if token is not None:
                 _request_send.reset(token)
+
+    def take(self, line: bytes | str) -> Taken:
+        """What a transport reading a stream does with one line, decided here: a request (or
+        a batch) waits for ``taken.slots`` of ``max_in_flight`` and then goes to :meth:`handle`;
+        anything else takes effect now. ``taken.reply`` is written at once (an error);
+        ``taken.cancels`` names a request the line cancels (dropped if not started yet)."""
+        try:
+            obj = jsonrpc.decode(line, self.server.limits)
+            slots = self.slots(obj)
+            if slots:
+                return Taken(obj, slots)
+            cancels = cancel_target(obj)
+            return Taken(None, 0, reply=self.settle(obj), cancels=cancels)
+        except ProtocolError as exc:
+            return Taken(None, 0, reply=jsonrpc.error_response(None, exc))
+        except Exception:  # a bug: logged, and the client hears of it; the next line is read
+            logger.exception("a message could not be taken")
+            return Taken(None, 0, reply=jsonrpc.error_response(None, InternalError()))
+
+    def too_large(self) -> dict[str, Any]:
+        """The answer to a message over the size limit (a transport skips the rest of it)."""
+        limit = self.server.limits.max_bytes
+        error = InvalidRequest(f"Invalid Request: message larger than {limit} bytes")
+        return jsonrpc.error_response(None, error)
 
     def slots(self, obj: Any) -> int:
         """How many of ``max_in_flight`` slots answering ``obj`` takes: a request one, a batch
@@ -264,13 +266,8 @@ class Session:
         return taken
 
     async def _batch(self, items: list[Any]) -> Any:
-        if self.version != BATCH_VERSION:
-            return jsonrpc.error_response(
-                None,
-                InvalidRequest(
-                    f"Invalid Request: batches exist only in protocol version {BATCH_VERSION}"
-                ),
-            )
+        if not has_batches(self.version):
+            return jsonrpc.error_response(None, no_batches())
         error = jsonrpc.batch_error(items, self.server.limits)
         if error is not None:
             return jsonrpc.error_response(None, error)
@@ -295,7 +292,7 @@ class Session:
         return None
 
     async def _one(self, obj: Any, *, in_batch: bool) -> dict[str, Any] | None:
-        message = self._take(obj)
+        message = obj if type(obj) is Request else self._take(obj)  # admitted: parsed once
         if not isinstance(message, Request):
             return message
         if in_batch and message.method == "initialize":
@@ -439,48 +436,10 @@ class Session:
         params = note.params if isinstance(note.params, dict) else {}
         if note.method == "notifications/initialized":
             self.initialized = True
-        elif note.method == _CANCELLED:
+        elif note.method == CANCELLED:
             self.cancel(params.get("requestId"))
-
-    def cancel(self, request_id: Any) -> None:
-        """Cancel a running request; unknown ids, finished requests and values that are no id
-        (``true`` is not request 1, nor ``7.0`` request 7) are ignored."""
-        request_id = jsonrpc.as_id(request_id)
-        task = self._running.get(request_id) if request_id is not None else None
-        if task is not None and not task.done():
-            self._cancelled.add(request_id)
-            task.cancel()
-
-    async def cancel_all(self) -> None:
-        """Cancel every running request (the connection is closing) and wait for them."""
-        self.close()
-        self._closing = True
-        tasks = list(self._running.values())
-        for request_id, task in list(self._running.items()):
-            self._cancelled.add(request_id)
-            task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _internal(method: str, exc: BaseException) -> InternalError:
     logger.error("internal error answering %r", method, exc_info=exc)
     return InternalError()
-
-
-def cancel_target(obj: Any) -> RequestId | None:
-    """The request a ``notifications/cancelled`` message names, matched as
-    :meth:`Session.cancel` matches it, else ``None``: for a transport that holds requests it
-    has not started yet (they are dropped, never answered)."""
-    try:
-        message = jsonrpc.parse(obj)
-    except InvalidRequest:
-        return None
-    if not isinstance(message, Notification) or message.method != _CANCELLED:
-        return None
-    params = message.params
-    return jsonrpc.as_id(params.get("requestId")) if isinstance(params, dict) else None
-
-
-def _not_listening() -> None:
-    """The ``close`` of a session that never listened to the App."""

@@ -8,11 +8,19 @@ __all__ = [
     "ALL_VERSIONS",
     "BATCH_VERSION",
     "HANDSHAKE_VERSIONS",
+    "HTTP_DEFAULT_VERSION",
     "LATEST_HANDSHAKE",
     "STATELESS_VERSIONS",
+    "arguments_fail_as_results",
     "at_least",
+    "elicitation_modes",
+    "has_batches",
     "is_stateless",
+    "is_stateless_version",
     "negotiate",
+    "progress_messages",
+    "sse_priming",
+    "structured_output",
 ]
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -25,6 +33,10 @@ ALL_VERSIONS = HANDSHAKE_VERSIONS + STATELESS_VERSIONS
 LATEST_HANDSHAKE = HANDSHAKE_VERSIONS[-1]
 BATCH_VERSION = "2025-03-26"
 """The only version with JSON-RPC batches."""
+HTTP_DEFAULT_VERSION = "2025-03-26"
+"""The version of a handshake-era HTTP request without a version header or a session."""
+
+_RANK = {version: rank for rank, version in enumerate(ALL_VERSIONS)}
 
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
@@ -45,8 +57,47 @@ def negotiate(requested: object) -> str:
 
 
 def at_least(version: str, minimum: str) -> bool:
-    """Versions are dates (``YYYY-MM-DD``), so they order as strings."""
-    return version >= minimum
+    """Whether ``version`` is ``minimum`` or later (in :data:`ALL_VERSIONS`' order; a version
+    this server does not know is older than every known one)."""
+    return _RANK.get(version, -1) >= _RANK[minimum]
+
+
+# Named gates: each rule that differs between versions, decided here and only here.
+
+
+def progress_messages(version: str) -> bool:
+    """Progress notifications carry a ``message``."""
+    return at_least(version, "2025-03-26")
+
+
+def structured_output(version: str) -> bool:
+    """Tool results carry ``structuredContent`` without a mirrored text block."""
+    return at_least(version, "2025-06-18")
+
+
+def arguments_fail_as_results(version: str) -> bool:
+    """Invalid tool arguments answer an ``isError`` result, not ``-32602``."""
+    return at_least(version, "2025-11-25")
+
+
+def elicitation_modes(version: str) -> bool:
+    """Elicitation requests carry ``mode`` and titled enums/defaults (2025-11-25 forms)."""
+    return at_least(version, "2025-11-25")
+
+
+def sse_priming(version: str) -> bool:
+    """An SSE stream starts with a priming event (an id, empty data)."""
+    return at_least(version, "2025-11-25")
+
+
+def has_batches(version: str | None) -> bool:
+    """JSON-RPC batches are allowed (only in :data:`BATCH_VERSION`)."""
+    return version == BATCH_VERSION
+
+
+def is_stateless_version(version: object) -> bool:
+    """Whether a version header or ``_meta`` version names the stateless era."""
+    return version in STATELESS_VERSIONS
 
 
 def is_stateless(method: str, params: dict[str, Any]) -> bool:

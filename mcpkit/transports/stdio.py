@@ -24,10 +24,10 @@ from typing import Any, BinaryIO
 
 from mcpkit import _eager
 from mcpkit.app import App
-from mcpkit.exceptions import DefinitionError, InternalError, InvalidRequest, ProtocolError
+from mcpkit.exceptions import DefinitionError
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
-from mcpkit.protocol.server import MAX_IN_FLIGHT, Server, cancel_target
+from mcpkit.protocol.server import MAX_IN_FLIGHT, Server
 
 __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
@@ -122,7 +122,8 @@ class _Connection(asyncio.Protocol):
         self.skipping = False  # inside a line longer than the limit
         self.tasks: dict[asyncio.Task[None], int] = {}  # requests being answered: their slots
         self.used = 0  # slots taken
-        self.waiting: deque[tuple[Any, int, int]] = deque()  # past the limit: sizes, slots
+        # Past the limit: what ``Session.take`` made of each line, and the line's size.
+        self.waiting: deque[tuple[Any, int]] = deque()
         self.waiting_bytes = 0
         self.paused = False  # reading paused: stdout is full, or too many request bytes wait
         self.starting = False  # starting waiting requests: their answers leave together...
@@ -169,38 +170,25 @@ class _Connection(asyncio.Protocol):
         if len(self.buffer) > self.server.limits.max_bytes:
             self.buffer.clear()
             self.skipping = True
-            limit = self.server.limits.max_bytes
-            error = InvalidRequest(f"Invalid Request: message larger than {limit} bytes")
-            self._reply(jsonrpc.error_response(None, error))
+            self._reply(self.session.too_large())
 
     def _route(self, line: bytes) -> None:
-        """Queue a request, take anything else at once; what goes wrong stays with this line."""
-        try:
-            message = jsonrpc.decode(line, self.server.limits)
-            slots = self.session.slots(message)
-            if slots:
-                self.waiting.append((message, len(line), slots))
-                self.waiting_bytes += len(line)
-            else:
-                self._settle(message)
-        except ProtocolError as exc:
-            self._reply(jsonrpc.error_response(None, exc))
-        except Exception:  # a bug: logged, and the client hears of it; the next line is read
-            logger.exception("a message could not be taken")
-            self._reply(jsonrpc.error_response(None, InternalError()))
-
-    def _settle(self, message: Any) -> None:
-        self._forget_cancelled(message)
-        response = self.session.settle(message)
-        if response is not None:
-            self._reply(response)
-
-    def _forget_cancelled(self, message: Any) -> None:
-        """A request cancelled while it still waits for a slot is never started."""
-        request_id = cancel_target(message)
-        if request_id is None or not self.waiting:
+        """Queue a request, take anything else at once (the session decides which)."""
+        taken = self.session.take(line)
+        if taken.slots:
+            self.waiting.append((taken, len(line)))
+            self.waiting_bytes += len(line)
             return
-        kept = deque(item for item in self.waiting if jsonrpc.readable_id(item[0]) != request_id)
+        if taken.cancels is not None:
+            self._forget(taken.cancels)
+        if taken.reply is not None:
+            self._reply(taken.reply)
+
+    def _forget(self, request_id: Any) -> None:
+        """A request cancelled while it still waits for a slot is never started."""
+        if not self.waiting:
+            return
+        kept = deque(item for item in self.waiting if item[0].request_id != request_id)
         self.waiting_bytes -= sum(item[1] for item in self.waiting) - sum(s[1] for s in kept)
         self.waiting = kept
 
@@ -220,14 +208,15 @@ class _Connection(asyncio.Protocol):
         self.starting = True
         try:
             while self.waiting and not self.out.full:
-                message, size, slots = self.waiting.popleft()
+                taken, size = self.waiting.popleft()
+                slots = taken.slots
                 if self.used + slots > self.max_in_flight:
-                    self.waiting.appendleft((message, size, slots))  # a batch waits for room
+                    self.waiting.appendleft((taken, size))  # a batch waits for room
                     break
                 self.waiting_bytes -= size
                 # More requests to start: a sync tool's result is not waited for in place.
                 workers.busy(self.loop, bool(self.waiting))
-                task, answered = self.starter.start(self._answer(message))
+                task, answered = self.starter.start(self._answer(taken.message))
                 if not answered:  # answered in its first step: nothing to track
                     self._track(task, slots)
         finally:  # even when a first step raises SystemExit: earlier answers still leave

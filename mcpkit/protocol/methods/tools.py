@@ -29,7 +29,7 @@ from mcpkit.protocol.methods.pagination import listing
 from mcpkit.protocol.methods.params import string_param
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
 from mcpkit.protocol.scope import RequestContext
-from mcpkit.protocol.versions import at_least
+from mcpkit.protocol.versions import arguments_fail_as_results, structured_output
 from mcpkit.results import error_result
 from mcpkit.tools import Tool
 
@@ -74,7 +74,7 @@ async def _run_tool(
     name = tool.name
     try:
         value = await tool.run(arguments, Context(ctx), runtime.workers)
-        return tool.to_result(value, force_mirror=not at_least(ctx.protocol_version, "2025-06-18"))
+        return tool.to_result(value, force_mirror=not structured_output(ctx.protocol_version))
     except InvalidArguments as exc:
         if _arguments_as_protocol_error(runtime, ctx):
             raise
@@ -110,7 +110,7 @@ def _arguments_as_protocol_error(runtime: Runtime, ctx: RequestContext) -> bool:
     mode = runtime.app.options.invalid_arguments
     if mode is not None:
         return mode == "protocol"
-    return not at_least(ctx.protocol_version, "2025-11-25")
+    return not arguments_fail_as_results(ctx.protocol_version)
 
 
 def invalid_arguments_text(tool: str, detail: dict[str, Any]) -> str:

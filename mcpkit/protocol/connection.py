@@ -1,0 +1,126 @@
+"""One connection's state and bookkeeping: the handshake facts, the requests running on it
+(and their cancellation), requests sent to the client and their answers, and the App's
+change notifications. :class:`~mcpkit.protocol.server.Session` adds the request path."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from typing import Any
+
+from mcpkit.app import App
+from mcpkit.exceptions import ClientRequestError
+from mcpkit.protocol import jsonrpc
+from mcpkit.protocol.jsonrpc import Response
+from mcpkit.protocol.scope import Send, encoding
+from mcpkit.protocol.versions import sse_priming
+from mcpkit.types import RequestId
+
+__all__ = ["Connection", "discard"]
+
+_LISTS = frozenset({"tools", "prompts", "resources"})
+
+
+class Connection:
+    """One connection's state: the handshake facts and the requests running on it."""
+
+    def __init__(self, app: App, send: Send, *, listen: bool, max_in_flight: int) -> None:
+        self.send = encoding(send)
+        self.max_in_flight = max_in_flight  # requests running at once, batch members included
+        self.version: str | None = None
+        self.client_capabilities: dict[str, Any] = {}
+        self.client_info: dict[str, Any] | None = None
+        self.log_level: str | None = None
+        self.initialized = False
+        self.supports_requests = True
+        self.resource_subscriptions: set[str] = set()
+        self._running: dict[RequestId, asyncio.Task[Any]] = {}
+        self._cancelled: set[RequestId] = set()
+        self._background: set[asyncio.Task[Any]] = set()
+        self._pending: dict[RequestId, asyncio.Future[Any]] = {}
+        self._closing = False  # cancel_all() was called: start nothing more
+        self._loop = asyncio.get_running_loop()
+        self._unsubscribe = app.subscribe(self._app_changed) if listen else _not_listening
+
+    def _app_changed(self, kind: str, uri: str | None) -> None:
+        """Tell this (initialized) client about changes; callable from any thread."""
+        if self.version is None:
+            return
+        if kind == "resource":
+            if uri not in self.resource_subscriptions:
+                return
+            message = jsonrpc.notification("notifications/resources/updated", {"uri": uri})
+        elif kind in _LISTS:
+            message = jsonrpc.notification(f"notifications/{kind}/list_changed")
+        else:
+            return  # e.g. "capabilities": nothing a client is told about
+        with contextlib.suppress(RuntimeError):  # the loop is gone: so is the client
+            self._loop.call_soon_threadsafe(lambda: self._spawn(self.send(message)))
+
+    def _spawn(self, coroutine: Any) -> None:
+        task = asyncio.ensure_future(coroutine)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def request(self, method: str, params: dict[str, Any], *, send: Send) -> Any:
+        """Send a request to the client and wait for its answer (handshake era).
+
+        Its id is 128 random bits: nobody who did not receive the request can answer it (over
+        HTTP only the session's own caller can post to the session at all).
+        """
+        request_id = secrets.token_urlsafe(16)
+        future: asyncio.Future[Any] = self._loop.create_future()
+        self._pending[request_id] = future
+        try:
+            await send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
+            return await future
+        finally:
+            self._pending.pop(request_id, None)
+
+    def _answered(self, response: Response) -> None:
+        future = self._pending.get(response.id)
+        if future is None or future.done():
+            return  # unknown or already settled: ignore
+        if response.error is not None:
+            error = response.error if isinstance(response.error, dict) else {}
+            future.set_exception(ClientRequestError(error))
+        else:
+            future.set_result(response.result)
+
+    @property
+    def primes(self) -> bool:
+        """Whether this session's SSE streams start with a priming event."""
+        return self.version is not None and sse_priming(self.version)
+
+    def close(self) -> None:
+        """Stop listening to the App (the connection is gone)."""
+        self._unsubscribe()
+
+    def cancel(self, request_id: Any) -> None:
+        """Cancel a running request; unknown ids, finished requests and values that are no id
+        (``true`` is not request 1, nor ``7.0`` request 7) are ignored."""
+        request_id = jsonrpc.as_id(request_id)
+        task = self._running.get(request_id) if request_id is not None else None
+        if task is not None and not task.done():
+            self._cancelled.add(request_id)
+            task.cancel()
+
+    async def cancel_all(self) -> None:
+        """Cancel every running request (the connection is closing) and wait for them."""
+        self.close()
+        self._closing = True
+        tasks = list(self._running.values())
+        for request_id, task in list(self._running.items()):
+            self._cancelled.add(request_id)
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def discard(message: dict[str, Any]) -> None:
+    """The ``send`` of a throwaway session (its transport carries its messages per request)."""
+
+
+def _not_listening() -> None:
+    """The ``close`` of a session that never listened to the App."""
