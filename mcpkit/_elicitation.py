@@ -7,9 +7,9 @@ from typing import Any
 
 import typing_extensions
 
-from mcpkit._compat import compatible_type
 from mcpkit._jsonschema import clean_schema
 from mcpkit._pydantic import adapter, raw_schema
+from mcpkit._pydantic_compat import compatible_type
 from mcpkit.exceptions import DefinitionError
 from mcpkit.protocol.versions import elicitation_modes
 

@@ -16,7 +16,7 @@ from pydantic import PydanticSchemaGenerationError, TypeAdapter
 from pydantic.errors import PydanticUserError
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 
-from mcpkit._compat import compatible_type
+from mcpkit._pydantic_compat import compatible_type
 from mcpkit.exceptions import DefinitionError
 
 __all__ = ["BUILD_ERRORS", "NoTitles", "adapter", "cannot", "culprit", "flag_values", "raw_schema"]

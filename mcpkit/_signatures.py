@@ -186,7 +186,7 @@ class Definition:
     :class:`DefinitionError`); ``invoke()`` runs the function, the one way for all of them.
     """
 
-    inline = False  # a tool may run its sync function on the event loop
+    blocking = True  # a sync function may block: it runs in a worker thread, off the loop
 
     def __init__(
         self, fn: Callable[..., Any], name: str, label: str, *, explicit: bool = False
@@ -213,11 +213,12 @@ class Definition:
         self, kwargs: dict[str, Any], context: Context | None, workers: Workers
     ) -> Any:
         """Call the function with validated ``kwargs`` and ``context`` in its ``Context``
-        parameters: a coroutine function on the loop, a sync one in a worker (or inline)."""
+        parameters: a coroutine function on the loop, a sync one in a worker (on the loop when it
+        was declared ``blocking=False``)."""
         for name in self._parameters.context_names:
             kwargs[name] = context
         if self.is_async:
             return await self.fn(**kwargs)
-        if self.inline:
+        if not self.blocking:
             return self.fn(**kwargs)
         return await workers.run(self.fn, **kwargs)

@@ -146,7 +146,8 @@ class App:
 
         Options: ``name``, ``title``, ``description``, ``annotations``, ``icons``, ``meta``,
         ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``, and
-        ``inline`` (run a sync function on the event loop; only for code that never blocks).
+        ``blocking`` (``False`` runs a sync function on the event loop; only for code that
+        never blocks).
         """
         tool = Tool(fn, **options)
         if tool.name in self._tools:

@@ -8,7 +8,7 @@ the published schema::
         await ctx.report_progress(0, n)
         ...
 
-The server supplies the powers behind the handle (:class:`RequestScope`), so a handler never
+The server supplies the powers behind the handle (:class:`ContextBackend`), so a handler never
 asks which protocol era or transport it runs on.
 """
 
@@ -25,7 +25,7 @@ from mcpkit.protocol.versions import elicitation_modes
 from mcpkit.schema import elicitation_schema
 from mcpkit.types import RequestId
 
-__all__ = ["LOG_LEVELS", "Context", "ElicitResult", "RequestScope"]
+__all__ = ["LOG_LEVELS", "Context", "ContextBackend", "ElicitResult"]
 
 
 @record
@@ -44,7 +44,7 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 """RFC 5424 severities, lowest first, as MCP names them."""
 
 
-class RequestScope(Protocol):
+class ContextBackend(Protocol):
     """What the server knows and can do for one request (implemented by the server)."""
 
     request_id: RequestId | None
@@ -71,7 +71,7 @@ class Context:
 
     __slots__ = ("_scope",)
 
-    def __init__(self, scope: RequestScope) -> None:
+    def __init__(self, scope: ContextBackend) -> None:
         self._scope = scope
 
     @property

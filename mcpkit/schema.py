@@ -29,12 +29,12 @@ from pydantic import ConfigDict, TypeAdapter
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
-from mcpkit._compat import compatible_type
 from mcpkit._elicitation import elicitation_schema
 from mcpkit._fast_schema import admits_none, fast_schema
 from mcpkit._jsonschema import clean_schema, subschemas, without_null
 from mcpkit._param_headers import Header, mirror_headers
 from mcpkit._pydantic import BUILD_ERRORS, adapter, cannot, culprit, raw_schema
+from mcpkit._pydantic_compat import compatible_type
 from mcpkit._records import record
 
 __all__ = [

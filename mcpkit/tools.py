@@ -91,8 +91,9 @@ class ToolOptions(TypedDict, total=False):
     ``name`` defaults to the function's name and ``description`` to its docstring;
     ``input_schema`` / ``output_schema`` replace the derived schemas (enforced with
     ``jsonschema``); ``structured_output`` forces (or refuses) an output schema;
-    ``text_mirror`` (default true) repeats structured content as a text block; ``inline`` runs
-    a sync function on the event loop (only for code that never blocks).
+    ``text_mirror`` (default true) repeats structured content as a text block; ``blocking=False``
+    runs a sync function on the event loop instead of a worker thread (only for code that never
+    blocks).
     """
 
     name: str | None
@@ -105,7 +106,7 @@ class ToolOptions(TypedDict, total=False):
     output_schema: dict[str, Any] | None
     structured_output: bool | None
     text_mirror: bool
-    inline: bool
+    blocking: bool
 
 
 class Tool(Definition):
@@ -129,7 +130,7 @@ class Tool(Definition):
         self.explicit_output = _checked_explicit(output_schema, label, "output_schema")
         self.structured_output = options.get("structured_output")
         self.text_mirror = options.get("text_mirror", True)
-        self.inline = options.get("inline", False)
+        self.blocking = options.get("blocking", True)
 
     def __repr__(self) -> str:
         return f"<Tool {self.name!r}>"
@@ -162,7 +163,7 @@ class Tool(Definition):
 
     def _input(self, params: list[Param]) -> tuple[dict[str, Any], Any]:
         if self.explicit_input is not None:
-            from mcpkit._explicit import ExplicitValidator
+            from mcpkit._explicit_schema import ExplicitValidator
 
             return self.explicit_input, ExplicitValidator(self.explicit_input, tool=self.name)
         built = arguments_schema(params, where=self.label)
@@ -170,7 +171,7 @@ class Tool(Definition):
 
     def _output(self, annotation: Any) -> Any:
         if self.explicit_output is not None:
-            from mcpkit._explicit import ExplicitOutput
+            from mcpkit._explicit_schema import ExplicitOutput
 
             return ExplicitOutput(self.explicit_output, where=self.label)
         if annotation is not EMPTY and _is_unstructured(annotation):

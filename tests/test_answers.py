@@ -64,7 +64,9 @@ def fault_app(*tools: Callable[..., Any], style: str, **options: Any) -> App:
         return a + b
 
     for fn in tools:
-        app.add_tool(as_async(fn) if style == "async" else fn, inline=style == "inline", **options)
+        app.add_tool(
+            as_async(fn) if style == "async" else fn, blocking=style != "inline", **options
+        )
     return app
 
 

@@ -94,9 +94,9 @@ MISSPELT: list[tuple[str, Callable[[App], object]]] = [
     ("tool", lambda app: app.tool(descripton="d")(noop)),  # type: ignore[call-overload]
     ("add_prompt", lambda app: app.add_prompt(noop, mime_type="t")),  # type: ignore[call-arg]
     ("prompt", lambda app: app.prompt(mime_type="t")(noop)),  # type: ignore[call-overload]
-    ("add_resource", lambda app: app.add_resource("a://b", noop, inline=True)),  # type: ignore[call-arg]
-    ("resource", lambda app: app.resource("a://b", inline=True)(noop)),  # type: ignore[call-arg]
-    ("add_directory", lambda app: app.add_directory(".", inline=True)),  # type: ignore[call-arg]
+    ("add_resource", lambda app: app.add_resource("a://b", noop, blocking=False)),  # type: ignore[call-arg]
+    ("resource", lambda app: app.resource("a://b", blocking=False)(noop)),  # type: ignore[call-arg]
+    ("add_directory", lambda app: app.add_directory(".", blocking=False)),  # type: ignore[call-arg]
 ]
 
 
@@ -104,7 +104,7 @@ MISSPELT: list[tuple[str, Callable[[App], object]]] = [
 def test_an_unknown_option_is_refused_by_name(register: Callable[[App], object]) -> None:
     app = App("a", "1")
     with pytest.raises(
-        DefinitionError, match=r"unknown option\(s\) \['(descripton|mime_type|inline)'\]"
+        DefinitionError, match=r"unknown option\(s\) \['(descripton|mime_type|blocking)'\]"
     ):
         register(app)
     assert not app.definitions()

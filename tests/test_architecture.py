@@ -44,7 +44,7 @@ FORBIDDEN_ON_IMPORT = (
     "httpx",
     "anyio",
     "jsonschema",
-    "mcpkit._explicit",
+    "mcpkit._explicit_schema",
     "mcpkit.cli",
     "mcpkit.transports.http",
     "mcpkit.transports.stdio",

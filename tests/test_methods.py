@@ -17,7 +17,7 @@ from mcpkit.protocol.methods import (
     subscriptions,
     tools,
 )
-from mcpkit.protocol.scope import RequestContext
+from mcpkit.protocol.request import RequestContext
 from mcpkit.testing import Client
 from mcpkit.testing.client import RPCError
 

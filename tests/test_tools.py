@@ -13,7 +13,7 @@ import pytest
 
 from mcpkit import App, Context, DefinitionError, ServerOptions, ToolAnnotations, ToolError
 from mcpkit._workers import Workers
-from mcpkit.context import RequestScope
+from mcpkit.context import ContextBackend
 from mcpkit.exceptions import InvalidArguments
 from mcpkit.protocol.server import Server
 from mcpkit.tools import Tool
@@ -261,7 +261,7 @@ def test_context_is_injected_and_hidden() -> None:
         "properties": {"n": {"type": "integer"}},
         "required": ["n"],
     }
-    context = Context(cast("RequestScope", FakeScope()))  # only what this test needs
+    context = Context(cast("ContextBackend", FakeScope()))  # only what this test needs
     assert asyncio.run(tool.run({"n": 3}, context, Workers())) == 3
     assert seen == [(7, "lifespan-state", True)]
     with pytest.raises(InvalidArguments):
@@ -282,7 +282,7 @@ def test_where_tools_run() -> None:
         return threading.get_ident()
 
     assert run(Tool(sync), {}) != loop_thread
-    assert run(Tool(sync, inline=True), {}) == loop_thread
+    assert run(Tool(sync, blocking=False), {}) == loop_thread
     assert run(Tool(asynchronous), {}) == loop_thread
 
 

@@ -31,10 +31,10 @@ def main(args: Sequence[str] | None = None) -> None:
 
         click_main(argv)
         return
-    from mcpkit.cli.serve import serve_stdio
+    from mcpkit.cli.serve import run_target
 
     try:
-        code = serve_stdio(target)
+        code = run_target(target)
     except (KeyboardInterrupt, EOFError):  # as click reports them
         print("\nAborted!", file=sys.stderr, flush=True)
         code = 1

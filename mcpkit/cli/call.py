@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from mcpkit.cli.common import fail, load_compiled, protocol_version_option
+from mcpkit.cli._io import fail, load_compiled, protocol_version_option
 from mcpkit.cli.snapshot import dumps
 from mcpkit.docgen.changes import type_set
 from mcpkit.testing.client import Client, RPCError

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from mcpkit.app import App
-from mcpkit.cli.common import load
+from mcpkit.cli._io import load
 from mcpkit.docgen.lint import Finding, lint
 
 __all__ = ["KINDS", "check", "compiled"]

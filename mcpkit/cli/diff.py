@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from mcpkit.cli.common import fail, read_json
+from mcpkit.cli._io import fail, read_json
 from mcpkit.docgen.changes import compare, render_markdown, render_text
 
 __all__ = ["diff"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from mcpkit.cli.common import fail, load_compiled, protocol_version_option, read_text, write_text
+from mcpkit.cli._io import fail, load_compiled, protocol_version_option, read_text, write_text
 from mcpkit.cli.snapshot import dumps, snapshot
 from mcpkit.docgen import html, markdown
 

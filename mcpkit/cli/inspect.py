@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from mcpkit.cli.common import load_compiled, protocol_version_option
+from mcpkit.cli._io import load_compiled, protocol_version_option
 from mcpkit.cli.snapshot import dumps, snapshot
 from mcpkit.docgen.fields import allowed_values, type_words
 

@@ -11,8 +11,8 @@ from typing import Any
 import click
 
 from mcpkit.cli.loader import load_app
-from mcpkit.cli.serve import LOG_FORMAT, load_or_report, serve_stdio
-from mcpkit.protocol.mrtr import STATE_KEY_ENV
+from mcpkit.cli.serve import LOG_FORMAT, load_or_report, run_target
+from mcpkit.protocol.request_state import STATE_KEY_ENV
 
 __all__ = ["http_app_from_env", "run"]
 
@@ -69,7 +69,7 @@ def run(target: str, transport: str, log_level: str, **http: Any) -> None:
         logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
         _serve_http(target, log_level, **http)
         return
-    code = serve_stdio(target, log_level)
+    code = run_target(target, log_level)
     if code:
         raise click.exceptions.Exit(code)
 

@@ -3,7 +3,7 @@
 ``mcpkit run TARGET`` is how MCP clients start a server, and they wait for it: the plain form
 (exactly ``run`` and a TARGET) is served from here before click is imported, ~20 ms sooner.
 Any other form goes through the click command in :mod:`mcpkit.cli.run`, which calls the same
-:func:`serve_stdio`, so both behave alike.
+:func:`run_target`, so both behave alike.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 from mcpkit.app import App
 from mcpkit.cli.loader import TargetError, load_app
 
-__all__ = ["LOG_FORMAT", "load_or_report", "serve_stdio"]
+__all__ = ["LOG_FORMAT", "load_or_report", "run_target"]
 
 LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
@@ -28,7 +28,7 @@ def load_or_report(target: str) -> App | None:
         return None
 
 
-def serve_stdio(target: str, log_level: str = "warning") -> int:
+def run_target(target: str, log_level: str = "warning") -> int:
     """Load the App that ``target`` names and serve it on stdin/stdout; the exit code.
 
     A TARGET that names no App, or whose module defines a tool, resource or prompt wrongly, is

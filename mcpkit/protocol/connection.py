@@ -13,7 +13,7 @@ from mcpkit.app import App
 from mcpkit.exceptions import ClientRequestError
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Response
-from mcpkit.protocol.scope import Send, encoding
+from mcpkit.protocol.request import Send, encoding
 from mcpkit.protocol.versions import sse_priming
 from mcpkit.types import RequestId
 

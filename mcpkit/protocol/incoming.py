@@ -19,7 +19,7 @@ from mcpkit.exceptions import InvalidRequest, ProtocolError, UnsupportedProtocol
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.headers import Headers, check_headers
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request
-from mcpkit.protocol.scope import checked_meta
+from mcpkit.protocol.request import checked_meta
 from mcpkit.protocol.versions import (
     ALL_VERSIONS,
     BATCH_VERSION,

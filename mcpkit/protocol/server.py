@@ -50,8 +50,7 @@ from mcpkit.protocol.methods import (
     protocol_error_in,
     read_uri,
 )
-from mcpkit.protocol.mrtr import StateSigner, state_key
-from mcpkit.protocol.scope import (
+from mcpkit.protocol.request import (
     ActingFor,
     RequestContext,
     Send,
@@ -61,6 +60,7 @@ from mcpkit.protocol.scope import (
     progress_token,
     stateless_context,
 )
+from mcpkit.protocol.request_state import StateSigner, state_key
 from mcpkit.protocol.versions import (
     HTTP_DEFAULT_VERSION,
     META_CAPABILITIES,

@@ -106,7 +106,7 @@ class _Connection(asyncio.Protocol):
     def __init__(
         self,
         server: Server,
-        out: _Coalescing | _Blocking,
+        out: _PipeWriter | _FileWriter,
         max_in_flight: int,
         on_close: Callable[[], None],
     ) -> None:
@@ -303,21 +303,21 @@ def _set(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-async def _writer(loop: asyncio.AbstractEventLoop, stream: BinaryIO) -> _Coalescing | _Blocking:
+async def _writer(loop: asyncio.AbstractEventLoop, stream: BinaryIO) -> _PipeWriter | _FileWriter:
     """A non-blocking writer on a pipe; a plain blocking one on anything else (a file).
 
     Messages written in one turn of the event loop leave in one system call: under a flood of
     pipelined requests that is one write per batch of answers instead of one per answer.
     """
-    writer = _Coalescing(loop)
+    writer = _PipeWriter(loop)
     try:
         await loop.connect_write_pipe(lambda: writer, stream)
     except (ValueError, OSError):
-        return _Blocking(stream)
+        return _FileWriter(stream)
     return writer
 
 
-class _Coalescing(asyncio.Protocol):
+class _PipeWriter(asyncio.Protocol):
     """Writes to a pipe without blocking; ``full`` from when the pipe's write buffer passes its
     high-water mark (the client does not read) until it has drained, ``changed`` told both times.
     """
@@ -367,7 +367,7 @@ class _Coalescing(asyncio.Protocol):
         self.transport.close()
 
 
-class _Blocking:
+class _FileWriter:
     """Writes to a file, blocking: never full (a write returns when its bytes are out)."""
 
     full = False

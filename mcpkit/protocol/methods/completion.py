@@ -13,7 +13,7 @@ from typing import Any
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
-from mcpkit.protocol.scope import RequestContext
+from mcpkit.protocol.request import RequestContext
 
 __all__ = ["MAX_COMPLETIONS", "METHODS", "can_complete"]
 

@@ -3,7 +3,7 @@
 :func:`with_input` runs such a handler (``tools/call``, ``resources/read``, ``prompts/get``)
 with the answers the client sent so far; when it still needs one it answers
 ``InputRequiredResult`` with the questions and the answers so far in a signed
-``requestState`` (the signer and ``InputRequired`` are in :mod:`mcpkit.protocol.mrtr`).
+``requestState`` (the signer and ``InputRequired`` are in :mod:`mcpkit.protocol.request_state`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcpkit.protocol.methods.spec import Runtime
-from mcpkit.protocol.mrtr import InputRequired
-from mcpkit.protocol.scope import RequestContext, caller_key
+from mcpkit.protocol.request import RequestContext, caller_key
+from mcpkit.protocol.request_state import InputRequired
 
 __all__ = ["needs_input", "with_input"]
 

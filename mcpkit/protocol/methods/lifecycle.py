@@ -15,7 +15,7 @@ from mcpkit.context import LOG_LEVELS
 from mcpkit.exceptions import InvalidParams
 from mcpkit.protocol.methods.completion import can_complete
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
-from mcpkit.protocol.scope import RequestContext
+from mcpkit.protocol.request import RequestContext
 from mcpkit.protocol.versions import ALL_VERSIONS
 
 __all__ = ["METHODS", "capabilities"]

@@ -15,7 +15,7 @@ from mcpkit.protocol.methods.input_required import with_input
 from mcpkit.protocol.methods.pagination import listing
 from mcpkit.protocol.methods.params import string_param
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
-from mcpkit.protocol.scope import RequestContext
+from mcpkit.protocol.request import RequestContext
 
 __all__ = ["METHODS", "read_uri"]
 

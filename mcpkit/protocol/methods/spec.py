@@ -2,7 +2,7 @@
 
 A handler is ``async (runtime, ctx, params) -> result``: :class:`Runtime` is what it may use of
 the server (built once by ``Server``), ``ctx`` the request's facts in either era
-(:class:`~mcpkit.protocol.scope.RequestContext`), ``params`` the request's params. It raises
+(:class:`~mcpkit.protocol.request.RequestContext`), ``params`` the request's params. It raises
 protocol errors as exceptions; the server owns the envelope, the eras and the mapping to the
 wire. :class:`MethodSpec` registers a handler in the one table, ``methods.HANDLERS``.
 """
@@ -17,8 +17,8 @@ from mcpkit._records import record
 from mcpkit._workers import Workers
 from mcpkit.app import App
 from mcpkit.exceptions import Unencodable
-from mcpkit.protocol.mrtr import StateSigner
-from mcpkit.protocol.scope import RequestContext
+from mcpkit.protocol.request import RequestContext
+from mcpkit.protocol.request_state import StateSigner
 
 __all__ = ["Handler", "Instead", "MethodSpec", "Runtime"]
 

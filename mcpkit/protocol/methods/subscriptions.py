@@ -10,7 +10,7 @@ from typing import Any
 from mcpkit.exceptions import InvalidParams
 from mcpkit.protocol.jsonrpc import notification
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
-from mcpkit.protocol.scope import RequestContext
+from mcpkit.protocol.request import RequestContext
 from mcpkit.protocol.versions import META_SUBSCRIPTION
 
 __all__ = ["METHODS"]

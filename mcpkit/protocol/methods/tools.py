@@ -28,7 +28,7 @@ from mcpkit.protocol.methods.input_required import needs_input, with_input
 from mcpkit.protocol.methods.pagination import listing
 from mcpkit.protocol.methods.params import string_param
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
-from mcpkit.protocol.scope import RequestContext
+from mcpkit.protocol.request import RequestContext
 from mcpkit.protocol.versions import arguments_fail_as_results, structured_output
 from mcpkit.results import error_result
 from mcpkit.tools import Tool

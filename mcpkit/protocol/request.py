@@ -16,7 +16,7 @@ from typing import Any
 from mcpkit.context import LOG_LEVELS
 from mcpkit.exceptions import InvalidParams, MCPKitError, Unencodable, UnsupportedProtocolVersion
 from mcpkit.protocol import jsonrpc
-from mcpkit.protocol.mrtr import InputRequired
+from mcpkit.protocol.request_state import InputRequired
 from mcpkit.protocol.versions import (
     META_CAPABILITIES,
     META_CLIENT_INFO,

@@ -12,8 +12,8 @@ from features_support import STATELESS, Client, rpc_error, run, text_of
 from pydantic import BaseModel
 
 from mcpkit import App, Context, ServerOptions
-from mcpkit.protocol.mrtr import STATE_KEY_ENV, StateSigner
-from mcpkit.protocol.scope import current_principal
+from mcpkit.protocol.request import current_principal
+from mcpkit.protocol.request_state import STATE_KEY_ENV, StateSigner
 from mcpkit.protocol.server import Server
 
 
@@ -362,7 +362,7 @@ def test_a_state_cannot_be_replayed_with_other_arguments_or_after_it_expires(
 
 def test_a_state_belongs_to_its_caller_by_issuer_and_subject() -> None:
     """A refreshed token (same ``iss`` and ``sub``, new claims) may carry on; another caller
-    may not replay the state (the same rule binds HTTP sessions, ``scope.caller_key``)."""
+    may not replay the state (the same rule binds HTTP sessions, ``request.caller_key``)."""
     app, ran = make_app()
     ada = {"iss": "https://auth.example.com", "sub": "ada", "exp": 1}
     callers = {"refreshed": {**ada, "exp": 2}, "bob": {**ada, "sub": "bob"}}
