@@ -17,6 +17,8 @@ from mcpkit import App, _workers
 from mcpkit._workers import Workers
 from mcpkit.testing import Client
 
+pytestmark = pytest.mark.usefixtures("speedups")  # each test runs with and without them
+
 
 def fast() -> str:
     return "fast"
@@ -84,6 +86,14 @@ async def _finish(coro: Any, awaited: Any) -> Any:
         awaited = value
 
 
+async def _in_place(coro: Any, speedups: bool) -> Any:
+    """The value of a call that finishes in its first step with the speed-ups in use (the
+    loop thread waits for it in place), and that suspends without them."""
+    finished, value = _step(coro)
+    assert finished is speedups
+    return value if finished else await _finish(coro, value)
+
+
 def _occupy(workers: Workers, gate: threading.Event) -> asyncio.Future[Any]:
     """Start ``gate.wait`` in a worker without the loop waiting in place for it."""
     loop = asyncio.get_running_loop()
@@ -114,7 +124,7 @@ def _seen() -> str:
 
 @pytest.mark.parametrize("wait_here", [5.0, 0.0], ids=["in-place", "through-outbox"])
 def test_values_errors_and_context_come_back_alike_on_both_paths(
-    monkeypatch: pytest.MonkeyPatch, wait_here: float
+    monkeypatch: pytest.MonkeyPatch, wait_here: float, speedups: bool
 ) -> None:
     monkeypatch.setattr(_workers, "WAIT_HERE", wait_here)
 
@@ -124,7 +134,7 @@ def test_values_errors_and_context_come_back_alike_on_both_paths(
         REQUEST.set("request-7")
         coro = workers.run(_seen)
         finished, value = _step(coro)
-        assert finished is (wait_here > 0)
+        assert finished is (wait_here > 0 and speedups)  # in place: only with the speed-ups
         assert (value if finished else await _finish(coro, value)) == "request-7"
         with pytest.raises(LookupError, match="no such thing"):
             await workers.run(_boom)
@@ -180,7 +190,7 @@ def test_callbacks_a_sync_function_schedules_run_before_its_caller_resumes(
 
 
 def test_a_sync_function_that_needs_the_loop_is_not_deadlocked(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, speedups: bool
 ) -> None:
     monkeypatch.setattr(_workers, "WAIT_HERE", 0.05)
     waits: list[bool] = []
@@ -191,6 +201,8 @@ def test_a_sync_function_that_needs_the_loop_is_not_deadlocked(
         return await original(self, fn, job, loop)
 
     monkeypatch.setattr(Workers, "_wait_here", counted)
+
+    wait = [True] if speedups else []  # without the speed-ups, never waited for in place
 
     async def scenario() -> None:
         loop = asyncio.get_running_loop()
@@ -207,20 +219,20 @@ def test_a_sync_function_that_needs_the_loop_is_not_deadlocked(
         started = time.perf_counter()
         assert await workers.run(ask_the_loop) == "from the loop"  # waited 50 ms, then let go
         assert time.perf_counter() - started < 3
-        assert waits == [True]
+        assert waits == wait
         for _ in range(_workers.SKIP_AFTER_MISS):  # it missed: not waited for a while
             assert await workers.run(ask_the_loop) == "from the loop"
-        assert waits == [True]
+        assert waits == wait
         assert await workers.run(fast) == "fast"  # other functions still are
-        assert waits == [True, True]
+        assert waits == wait * 2
         assert await workers.run(ask_the_loop) == "from the loop"  # and it is tried again
-        assert waits == [True, True, True]
+        assert waits == wait * 3
 
     asyncio.run(scenario())
 
 
 def test_no_waiting_in_place_without_an_idle_worker_or_when_the_loop_is_busy(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, speedups: bool
 ) -> None:
     monkeypatch.setattr(_workers, "WAIT_HERE", 5.0)
 
@@ -247,14 +259,13 @@ def test_no_waiting_in_place_without_an_idle_worker_or_when_the_loop_is_busy(
         assert not finished
         assert await _finish(coro, awaited) == "fast"
         workers.busy(loop, False)
-        finished, value = _step(workers.run(fast))
-        assert (finished, value) == (True, "fast")
+        assert await _in_place(workers.run(fast), speedups) == "fast"
 
     asyncio.run(scenario())
 
 
 def test_a_pool_that_was_full_once_still_knows_when_no_worker_is_idle(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, speedups: bool
 ) -> None:
     monkeypatch.setattr(_workers, "WAIT_HERE", 5.0)
 
@@ -286,8 +297,8 @@ def test_a_pool_that_was_full_once_still_knows_when_no_worker_is_idle(
         release.cancel()
         assert await _finish(coro, awaited) == "fast"
         assert await blocked is True
-        finished, value = _step(workers.run(fast))  # and once the worker is idle, it does
-        assert (finished, value) == (True, "fast")
+        # And once the worker is idle, it does.
+        assert await _in_place(workers.run(fast), speedups) == "fast"
 
     asyncio.run(scenario())
 
