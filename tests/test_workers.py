@@ -94,17 +94,26 @@ async def _in_place(coro: Any, speedups: bool) -> Any:
     return value if finished else await _finish(coro, value)
 
 
-def _occupy(workers: Workers, gate: threading.Event) -> asyncio.Future[Any]:
-    """Start ``gate.wait`` in a worker without the loop waiting in place for it."""
+async def _occupy(workers: Workers, gate: threading.Event) -> asyncio.Future[Any]:
+    """Start ``gate.wait`` in a worker without the loop waiting in place for it, and return
+    once the worker is inside it."""
     loop = asyncio.get_running_loop()
+    inside = threading.Event()
+
+    def held() -> bool:
+        inside.set()
+        return gate.wait()
+
     workers.busy(loop, True)
     try:
-        coro = workers.run(gate.wait)
+        coro = workers.run(held)
         finished, awaited = _step(coro)
     finally:
         workers.busy(loop, False)
     assert not finished
-    return asyncio.ensure_future(_finish(coro, awaited))
+    blocked = asyncio.ensure_future(_finish(coro, awaited))
+    assert await asyncio.to_thread(inside.wait, 5)
+    return blocked
 
 
 def _boom() -> None:
@@ -178,8 +187,7 @@ def test_callbacks_a_sync_function_schedules_run_before_its_caller_resumes(
             return "done"
 
         assert await workers.run(notify) == "done"
-        order.append("caller")
-        await asyncio.sleep(0.01)
+        order.append("caller")  # a callback run after this (or never) fails the test
 
     loop = asyncio.new_event_loop() if kind == "asyncio" else _LaterLoop()
     try:
@@ -241,8 +249,7 @@ def test_no_waiting_in_place_without_an_idle_worker_or_when_the_loop_is_busy(
         workers = Workers(max_threads=1)
         await workers.run(fast)
         gate = threading.Event()
-        blocked = _occupy(workers, gate)
-        await asyncio.sleep(0.05)  # the only worker is now inside gate.wait
+        blocked = await _occupy(workers, gate)  # the only worker is now inside gate.wait
 
         started = time.perf_counter()
         coro = workers.run(fast)
@@ -271,10 +278,9 @@ def test_a_pool_that_was_full_once_still_knows_when_no_worker_is_idle(
 
     async def full_once(workers: Workers) -> None:
         gate = threading.Event()
-        blocked = _occupy(workers, gate)
-        await asyncio.sleep(0.05)
+        blocked = await _occupy(workers, gate)
         queued = asyncio.ensure_future(workers.run(fast))  # waits for the busy worker
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0)  # a turn of the loop: the call is queued
         gate.set()
         assert (await blocked, await queued) == (True, "fast")
 
@@ -284,8 +290,7 @@ def test_a_pool_that_was_full_once_still_knows_when_no_worker_is_idle(
         await full_once(workers)
         await full_once(workers)
         gate = threading.Event()
-        blocked = _occupy(workers, gate)
-        await asyncio.sleep(0.05)  # the only worker is inside gate.wait again
+        blocked = await _occupy(workers, gate)  # the only worker is inside gate.wait again
         release = threading.Timer(2.0, gate.set)
         release.start()
         started = time.perf_counter()
@@ -315,11 +320,6 @@ class _InterruptedLoop(asyncio.SelectorEventLoop):
         return super().create_future()
 
 
-def _slow_enough_to_miss() -> str:
-    time.sleep(0.5)  # the loop must not get its result in place even on a stalling machine
-    return "late"
-
-
 def test_an_interrupt_while_giving_up_the_wait_leaves_the_workers_working(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -330,14 +330,16 @@ def test_an_interrupt_while_giving_up_the_wait_leaves_the_workers_working(
     try:
         assert loop.run_until_complete(workers.run(fast)) == "fast"
 
+        gate = threading.Event()
+
         async def interrupted() -> None:
-            coro = workers.run(_slow_enough_to_miss)
+            coro = workers.run(gate.wait)  # held until the interruption is over: a miss
             loop.armed = True  # the wait misses; making the outbox future is interrupted
             with pytest.raises(KeyboardInterrupt):
                 _step(coro)
-            await asyncio.sleep(0.7)  # the job finishes meanwhile
 
         loop.run_until_complete(interrupted())
+        gate.set()  # the job finishes, then the only worker takes the next one
         answer = loop.run_until_complete(asyncio.wait_for(workers.run(fast), 5))
     finally:
         loop.close()
@@ -432,8 +434,7 @@ def test_a_call_whose_thread_cannot_start_never_runs_even_when_a_worker_frees_up
         workers = Workers(max_threads=2)
         assert await workers.run(record, name="warm") == "warm"
         gate = threading.Event()
-        blocked = _occupy(workers, gate)
-        await asyncio.sleep(0.05)
+        blocked = await _occupy(workers, gate)
         threading.Timer(0.05, gate.set).start()
         # The start fails 0.3 s in: the busy worker frees up meanwhile.
         monkeypatch.setattr(threading.Thread, "start", _failing_once(0.3))
