@@ -131,7 +131,9 @@ def test_the_current_task_is_the_same_task_before_and_after_suspending() -> None
     async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
         later: asyncio.Future[str] = loop.create_future()
         task = await in_callback(lambda: start_and_release(starter, work(later)))
-        loop.call_later(0.01, later.set_result, "done")
+        while len(seen) < 2:  # until the task waits for ``later``
+            await asyncio.sleep(0)
+        later.set_result("done")
         assert await task == "done"
         assert seen == [task, task, task]
 
