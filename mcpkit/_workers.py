@@ -12,16 +12,16 @@ result in place, for at most ``WAIT_HERE`` seconds, instead of going back to its
 and being woken through it: that halves the cost of the hand-off for the quick tools most
 servers have. A function whose result did not come in time is not waited for again for its
 next ``SKIP_AFTER_MISS`` calls, so a slow tool costs the loop at most ``WAIT_HERE`` per that
-many calls. Only asyncio's own loops (their ready queue and ``call_soon`` untouched) wait in
-place; others (uvloop, a loop that schedules callbacks its own way) always take the outbox
-path, and so does Windows, whose lock timeouts are counted in whole milliseconds.
+many calls. Whether the loop has nothing else to run is read from asyncio's internals, so
+that probe lives in :mod:`mcpkit._speedups`: only asyncio's own loops (their ready queue and
+``call_soon`` untouched) wait in place; others (uvloop, a loop that schedules callbacks its own
+way) always take the outbox path, and so does Windows, whose lock timeouts are counted in whole
+milliseconds, and so does every loop when that module is absent.
 """
 
 from __future__ import annotations
 
-import _thread
 import asyncio
-import collections
 import contextlib
 import contextvars
 import queue
@@ -31,6 +31,11 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+try:
+    from mcpkit import _speedups
+except ImportError:  # pragma: no cover - deleted: results always come through the outbox
+    _speedups = None  # type: ignore[assignment]
+
 __all__ = ["Workers"]
 
 WAIT_HERE = 0.0002  # seconds the loop thread may wait in place for a worker's result
@@ -38,17 +43,11 @@ SKIP_AFTER_MISS = 64  # calls of a function not waited for in place after it mis
 
 _Outcome = tuple["asyncio.Future[Any]", bool, Any]
 
-_STOCK = (asyncio.BaseEventLoop.call_soon, asyncio.BaseEventLoop.call_soon_threadsafe)
 
-
-def _plain(loop: asyncio.AbstractEventLoop) -> bool:
-    """Whether ``loop`` schedules callbacks as asyncio's own loops do, so that an empty
-    ``_ready`` means it has nothing to run and the callbacks a tool schedules show up there."""
-    kind = type(loop)
-    return sys.platform != "win32" and (
-        isinstance(loop, asyncio.BaseEventLoop)
-        and (kind.call_soon, kind.call_soon_threadsafe) == _STOCK
-    )
+def _waits_in_place(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether the loop thread may wait for results in place: it can tell when ``loop`` has
+    nothing to run (see :mod:`mcpkit._speedups`), and lock timeouts are fine-grained."""
+    return sys.platform != "win32" and _speedups is not None and _speedups.plain_loop(loop)
 
 
 # What a job's result does once it is ready (changed only under Workers._lock).
@@ -101,15 +100,14 @@ class Workers:
         ctx = contextvars.copy_context()
         job = _Job(lambda: ctx.run(fn, **kwargs), outbox)
         here = (
-            outbox.plain
-            and type(ready := getattr(loop, "_ready", None)) is collections.deque
-            and not ready
+            outbox.plain  # (false without the speed-ups module)
+            and _speedups.idle(loop)
             and loop not in self._busy
             and self._wait_for(fn)
         )
         if here:
             job.route = _TO_WAITER
-            job.done = _thread.allocate_lock()
+            job.done = threading.Lock()
             job.done.acquire()
         else:
             job.future = loop.create_future()
@@ -151,7 +149,7 @@ class Workers:
             return await job.future
         assert job.outcome is not None
         ok, value = job.outcome
-        if getattr(loop, "_ready", None):
+        if _speedups.has_ready(loop):
             # The tool scheduled callbacks onto the loop (a change notification, say): let
             # them run before this answer goes out, as they would have on the outbox path.
             future = loop.create_future()
@@ -221,7 +219,7 @@ class _Outbox:
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         # Weakly: the outbox is the value of a weak mapping keyed by this very loop.
         self._loop = weakref.ref(loop)
-        self.plain = _plain(loop)  # the loop thread may wait here for results in place
+        self.plain = _waits_in_place(loop)  # the loop thread may wait for results in place
         self._lock = threading.Lock()
         self._items: list[_Outcome] = []
         self._scheduled = False

@@ -1,9 +1,11 @@
 """Tasks started with their first step run at once (``mcpkit._eager``).
 
 The stdio transport answers each request in such a task. Whatever the Python version does to
-get there (3.12's own eager tasks, 3.11's spare task, 3.10's ordinary task), code inside must
-see an ordinary task: the same current task before and after it suspends, working timeouts and
-task groups, its own context, cancellation where it waits, its result or its exception.
+get there (3.12's own eager tasks, 3.11's spare task from ``mcpkit._speedups``, an ordinary
+task on 3.10 or without that module), code inside must see an ordinary task: the same current
+task before and after it suspends, working timeouts and task groups, its own context,
+cancellation where it waits, its result or its exception. Each test runs with and without
+``mcpkit._speedups``.
 """
 
 from __future__ import annotations
@@ -21,8 +23,15 @@ from mcpkit._eager import Starter
 
 T = TypeVar("T")
 
-EAGER = sys.version_info >= (3, 11)
-"""Where the first step runs before ``start`` returns (from a loop callback, after prepare)."""
+pytestmark = pytest.mark.usefixtures("speedups")  # each test runs with and without them
+
+
+@pytest.fixture
+def eager(speedups: bool) -> bool:
+    """Whether the first step runs before ``start`` returns (from a loop callback, after
+    prepare): Python's own eager start (3.12+), or the spare task of ``mcpkit._speedups``."""
+    return sys.version_info >= (3, 12) or (speedups and sys.version_info >= (3, 11))
+
 
 var: contextvars.ContextVar[str] = contextvars.ContextVar("var", default="unset")
 
@@ -62,7 +71,7 @@ def start_and_release(starter: Starter, coro: Coroutine[Any, Any, T]) -> asyncio
     return task
 
 
-def test_the_first_step_runs_before_start_returns() -> None:
+def test_the_first_step_runs_before_start_returns(eager: bool) -> None:
     steps: list[str] = []
 
     async def work() -> int:
@@ -74,7 +83,7 @@ def test_the_first_step_runs_before_start_returns() -> None:
     async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
         def start() -> asyncio.Task[int]:
             task, finished = starter.start(work())
-            assert steps == (["first"] if EAGER else [])
+            assert steps == (["first"] if eager else [])
             assert not finished  # it suspended
             starter.release()
             return task
@@ -86,7 +95,7 @@ def test_the_first_step_runs_before_start_returns() -> None:
     run(main)
 
 
-def test_a_call_that_never_suspends_is_answered_in_the_first_step() -> None:
+def test_a_call_that_never_suspends_is_answered_in_the_first_step(eager: bool) -> None:
     answered: list[int] = []
 
     async def work() -> int:
@@ -101,8 +110,8 @@ def test_a_call_that_never_suspends_is_answered_in_the_first_step() -> None:
             return task, finished, then
 
         task, finished, then = await in_callback(start)
-        assert then == ([3] if EAGER else [])
-        assert finished == EAGER
+        assert then == ([3] if eager else [])
+        assert finished == eager
         assert await task == 3  # the task still has the result
 
     run(main)
@@ -122,7 +131,9 @@ def test_the_current_task_is_the_same_task_before_and_after_suspending() -> None
     async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
         later: asyncio.Future[str] = loop.create_future()
         task = await in_callback(lambda: start_and_release(starter, work(later)))
-        loop.call_later(0.01, later.set_result, "done")
+        while len(seen) < 2:  # until the task waits for ``later``
+            await asyncio.sleep(0)
+        later.set_result("done")
         assert await task == "done"
         assert seen == [task, task, task]
 
@@ -262,7 +273,7 @@ def cancellable(
 
 
 @pytest.mark.parametrize("when", ["in the same turn", "a turn later"])
-def test_cancelling_cancels_what_the_task_waits_for(when: str) -> None:
+def test_cancelling_cancels_what_the_task_waits_for(when: str, eager: bool) -> None:
     seen: list[str] = []
 
     async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
@@ -284,12 +295,12 @@ def test_cancelling_cancels_what_the_task_waits_for(when: str) -> None:
         assert waited.cancelled() == started
 
     # An ordinary task (3.10) cancelled before its first step never runs at all.
-    started = EAGER or when == "a turn later"
+    started = eager or when == "a turn later"
     run(main)
     assert seen == (["cancelled at its await"] if started else [])
 
 
-def test_cancelling_a_task_that_yielded_to_the_loop_reaches_the_coroutine() -> None:
+def test_cancelling_a_task_that_yielded_to_the_loop_reaches_the_coroutine(eager: bool) -> None:
     seen: list[str] = []
 
     async def work() -> str:
@@ -311,10 +322,12 @@ def test_cancelling_a_task_that_yielded_to_the_loop_reaches_the_coroutine() -> N
             await task
 
     run(main)
-    assert seen == (["cancelled"] if EAGER else [])  # 3.10: cancelled before it began
+    assert seen == (["cancelled"] if eager else [])  # 3.10: cancelled before it began
 
 
-async def cancelled_at_once(starter: Starter, coro: Coroutine[Any, Any, str], value: str) -> None:
+async def cancelled_at_once(
+    starter: Starter, coro: Coroutine[Any, Any, str], value: str, eager: bool
+) -> None:
     """Start ``coro``, cancel its task in the same turn, and expect ``value`` from it: its
     first step ran, so the coroutine hears of the cancellation and may swallow it. (An
     ordinary task, on 3.10, cancelled before it began never runs at all.)"""
@@ -325,7 +338,7 @@ async def cancelled_at_once(starter: Starter, coro: Coroutine[Any, Any, str], va
         return task
 
     task = await in_callback(start)
-    if EAGER:
+    if eager:
         assert await task == value
     else:
         with pytest.raises(asyncio.CancelledError):
@@ -333,7 +346,9 @@ async def cancelled_at_once(starter: Starter, coro: Coroutine[Any, Any, str], va
 
 
 @pytest.mark.parametrize("waiting_on", ["a future", "the loop"])
-def test_a_coroutine_that_swallows_its_cancellation_returns_its_value(waiting_on: str) -> None:
+def test_a_coroutine_that_swallows_its_cancellation_returns_its_value(
+    waiting_on: str, eager: bool
+) -> None:
     async def work(waited: asyncio.Future[None]) -> str:
         try:
             await (waited if waiting_on == "a future" else asyncio.sleep(0))
@@ -343,12 +358,12 @@ def test_a_coroutine_that_swallows_its_cancellation_returns_its_value(waiting_on
         return "finished"
 
     async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
-        await cancelled_at_once(starter, work(loop.create_future()), "swallowed")
+        await cancelled_at_once(starter, work(loop.create_future()), "swallowed", eager)
 
     run(main)
 
 
-def test_a_second_cancellation_reaches_the_coroutine_too() -> None:
+def test_a_second_cancellation_reaches_the_coroutine_too(eager: bool) -> None:
     seen: list[str] = []
 
     async def work() -> str:
@@ -366,10 +381,10 @@ def test_a_second_cancellation_reaches_the_coroutine_too() -> None:
         return "survived both"
 
     async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
-        await cancelled_at_once(starter, work(), "survived both")
+        await cancelled_at_once(starter, work(), "survived both", eager)
 
     run(main)
-    assert seen == (["first", "second"] if EAGER else [])
+    assert seen == (["first", "second"] if eager else [])
 
 
 def test_a_bad_yield_fails_the_task_as_asyncio_does() -> None:
@@ -392,7 +407,7 @@ def test_a_bad_yield_fails_the_task_as_asyncio_does() -> None:
 
 
 @pytest.mark.parametrize("landed", [True, False], ids=["landed", "not yet landed"])
-def test_a_spare_cancelled_by_others_is_not_handed_work(landed: bool) -> None:
+def test_a_spare_cancelled_by_others_is_not_handed_work(landed: bool, eager: bool) -> None:
     """Code that cancels every task (``asyncio.all_tasks()`` lists the idle spare) must not
     leave the next request without a task to finish it, whether the cancellation has reached
     the spare yet or not."""
@@ -430,7 +445,7 @@ def test_a_spare_cancelled_by_others_is_not_handed_work(landed: bool) -> None:
 
         def start() -> asyncio.Task[str]:
             task = start_and_release(starter, next_one())
-            assert steps == (["first"] if EAGER else [])
+            assert steps == (["first"] if eager else [])
             return task
 
         assert await (await in_callback(start)) == "next"
@@ -471,7 +486,7 @@ def test_a_task_factory_makes_every_task(style: str) -> None:
     run(main)
 
 
-def test_the_rest_of_a_coroutine_is_not_run_inside_an_except_block() -> None:
+def test_the_rest_of_a_coroutine_is_not_run_inside_an_except_block(eager: bool) -> None:
     """After a cancellation or a timeout is handled, nothing is "being handled" any more: no
     ``sys.exc_info()``, no ``__context__`` on what the coroutine raises next."""
 
@@ -497,7 +512,7 @@ def test_the_rest_of_a_coroutine_is_not_run_inside_an_except_block() -> None:
             return task
 
         task = await in_callback(start)
-        if EAGER:
+        if eager:
             assert await task == (("why",), None, None)
         else:  # an ordinary task cancelled before it began never runs
             with pytest.raises(asyncio.CancelledError):

@@ -322,7 +322,13 @@ def test_questions_asked_in_a_task_group_travel_together() -> None:
     @app.tool
     async def two(ctx: Context) -> str:
         """Asks two questions at once."""
-        async with asyncio.TaskGroup() as group:  # type: ignore[attr-defined]  # 3.11+
+        task_group = getattr(asyncio, "TaskGroup", None)
+        if task_group is None:  # Python 3.10: gather asks from child tasks too
+            one, other = await asyncio.gather(
+                ctx.elicit("first?", Name, key="a"), ctx.elicit("second?", Name, key="b")
+            )
+            return f"{one.content.name} and {other.content.name}"
+        async with task_group() as group:
             first = group.create_task(ctx.elicit("first?", Name, key="a"))
             second = group.create_task(ctx.elicit("second?", Name, key="b"))
         return f"{first.result().content.name} and {second.result().content.name}"

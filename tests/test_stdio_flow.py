@@ -19,6 +19,8 @@ from mcpkit import App, Context
 from mcpkit.protocol import jsonrpc
 from mcpkit.transports.stdio import serve_stdio
 
+pytestmark = pytest.mark.usefixtures("speedups")  # each test runs with and without them
+
 TIMEOUT = 5.0
 
 app = App("flow", "1")

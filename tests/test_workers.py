@@ -17,6 +17,8 @@ from mcpkit import App, _workers
 from mcpkit._workers import Workers
 from mcpkit.testing import Client
 
+pytestmark = pytest.mark.usefixtures("speedups")  # each test runs with and without them
+
 
 def fast() -> str:
     return "fast"
@@ -84,17 +86,34 @@ async def _finish(coro: Any, awaited: Any) -> Any:
         awaited = value
 
 
-def _occupy(workers: Workers, gate: threading.Event) -> asyncio.Future[Any]:
-    """Start ``gate.wait`` in a worker without the loop waiting in place for it."""
+async def _in_place(coro: Any, speedups: bool) -> Any:
+    """The value of a call that finishes in its first step with the speed-ups in use (the
+    loop thread waits for it in place), and that suspends without them."""
+    finished, value = _step(coro)
+    assert finished is speedups
+    return value if finished else await _finish(coro, value)
+
+
+async def _occupy(workers: Workers, gate: threading.Event) -> asyncio.Future[Any]:
+    """Start ``gate.wait`` in a worker without the loop waiting in place for it, and return
+    once the worker is inside it."""
     loop = asyncio.get_running_loop()
+    inside = threading.Event()
+
+    def held() -> bool:
+        inside.set()
+        return gate.wait()
+
     workers.busy(loop, True)
     try:
-        coro = workers.run(gate.wait)
+        coro = workers.run(held)
         finished, awaited = _step(coro)
     finally:
         workers.busy(loop, False)
     assert not finished
-    return asyncio.ensure_future(_finish(coro, awaited))
+    blocked = asyncio.ensure_future(_finish(coro, awaited))
+    assert await asyncio.to_thread(inside.wait, 5)
+    return blocked
 
 
 def _boom() -> None:
@@ -114,7 +133,7 @@ def _seen() -> str:
 
 @pytest.mark.parametrize("wait_here", [5.0, 0.0], ids=["in-place", "through-outbox"])
 def test_values_errors_and_context_come_back_alike_on_both_paths(
-    monkeypatch: pytest.MonkeyPatch, wait_here: float
+    monkeypatch: pytest.MonkeyPatch, wait_here: float, speedups: bool
 ) -> None:
     monkeypatch.setattr(_workers, "WAIT_HERE", wait_here)
 
@@ -124,7 +143,7 @@ def test_values_errors_and_context_come_back_alike_on_both_paths(
         REQUEST.set("request-7")
         coro = workers.run(_seen)
         finished, value = _step(coro)
-        assert finished is (wait_here > 0)
+        assert finished is (wait_here > 0 and speedups)  # in place: only with the speed-ups
         assert (value if finished else await _finish(coro, value)) == "request-7"
         with pytest.raises(LookupError, match="no such thing"):
             await workers.run(_boom)
@@ -168,8 +187,7 @@ def test_callbacks_a_sync_function_schedules_run_before_its_caller_resumes(
             return "done"
 
         assert await workers.run(notify) == "done"
-        order.append("caller")
-        await asyncio.sleep(0.01)
+        order.append("caller")  # a callback run after this (or never) fails the test
 
     loop = asyncio.new_event_loop() if kind == "asyncio" else _LaterLoop()
     try:
@@ -180,7 +198,7 @@ def test_callbacks_a_sync_function_schedules_run_before_its_caller_resumes(
 
 
 def test_a_sync_function_that_needs_the_loop_is_not_deadlocked(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, speedups: bool
 ) -> None:
     monkeypatch.setattr(_workers, "WAIT_HERE", 0.05)
     waits: list[bool] = []
@@ -191,6 +209,8 @@ def test_a_sync_function_that_needs_the_loop_is_not_deadlocked(
         return await original(self, fn, job, loop)
 
     monkeypatch.setattr(Workers, "_wait_here", counted)
+
+    wait = [True] if speedups else []  # without the speed-ups, never waited for in place
 
     async def scenario() -> None:
         loop = asyncio.get_running_loop()
@@ -207,20 +227,20 @@ def test_a_sync_function_that_needs_the_loop_is_not_deadlocked(
         started = time.perf_counter()
         assert await workers.run(ask_the_loop) == "from the loop"  # waited 50 ms, then let go
         assert time.perf_counter() - started < 3
-        assert waits == [True]
+        assert waits == wait
         for _ in range(_workers.SKIP_AFTER_MISS):  # it missed: not waited for a while
             assert await workers.run(ask_the_loop) == "from the loop"
-        assert waits == [True]
+        assert waits == wait
         assert await workers.run(fast) == "fast"  # other functions still are
-        assert waits == [True, True]
+        assert waits == wait * 2
         assert await workers.run(ask_the_loop) == "from the loop"  # and it is tried again
-        assert waits == [True, True, True]
+        assert waits == wait * 3
 
     asyncio.run(scenario())
 
 
 def test_no_waiting_in_place_without_an_idle_worker_or_when_the_loop_is_busy(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, speedups: bool
 ) -> None:
     monkeypatch.setattr(_workers, "WAIT_HERE", 5.0)
 
@@ -229,8 +249,7 @@ def test_no_waiting_in_place_without_an_idle_worker_or_when_the_loop_is_busy(
         workers = Workers(max_threads=1)
         await workers.run(fast)
         gate = threading.Event()
-        blocked = _occupy(workers, gate)
-        await asyncio.sleep(0.05)  # the only worker is now inside gate.wait
+        blocked = await _occupy(workers, gate)  # the only worker is now inside gate.wait
 
         started = time.perf_counter()
         coro = workers.run(fast)
@@ -247,23 +266,21 @@ def test_no_waiting_in_place_without_an_idle_worker_or_when_the_loop_is_busy(
         assert not finished
         assert await _finish(coro, awaited) == "fast"
         workers.busy(loop, False)
-        finished, value = _step(workers.run(fast))
-        assert (finished, value) == (True, "fast")
+        assert await _in_place(workers.run(fast), speedups) == "fast"
 
     asyncio.run(scenario())
 
 
 def test_a_pool_that_was_full_once_still_knows_when_no_worker_is_idle(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, speedups: bool
 ) -> None:
     monkeypatch.setattr(_workers, "WAIT_HERE", 5.0)
 
     async def full_once(workers: Workers) -> None:
         gate = threading.Event()
-        blocked = _occupy(workers, gate)
-        await asyncio.sleep(0.05)
+        blocked = await _occupy(workers, gate)
         queued = asyncio.ensure_future(workers.run(fast))  # waits for the busy worker
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0)  # a turn of the loop: the call is queued
         gate.set()
         assert (await blocked, await queued) == (True, "fast")
 
@@ -273,8 +290,7 @@ def test_a_pool_that_was_full_once_still_knows_when_no_worker_is_idle(
         await full_once(workers)
         await full_once(workers)
         gate = threading.Event()
-        blocked = _occupy(workers, gate)
-        await asyncio.sleep(0.05)  # the only worker is inside gate.wait again
+        blocked = await _occupy(workers, gate)  # the only worker is inside gate.wait again
         release = threading.Timer(2.0, gate.set)
         release.start()
         started = time.perf_counter()
@@ -286,8 +302,8 @@ def test_a_pool_that_was_full_once_still_knows_when_no_worker_is_idle(
         release.cancel()
         assert await _finish(coro, awaited) == "fast"
         assert await blocked is True
-        finished, value = _step(workers.run(fast))  # and once the worker is idle, it does
-        assert (finished, value) == (True, "fast")
+        # And once the worker is idle, it does.
+        assert await _in_place(workers.run(fast), speedups) == "fast"
 
     asyncio.run(scenario())
 
@@ -304,11 +320,6 @@ class _InterruptedLoop(asyncio.SelectorEventLoop):
         return super().create_future()
 
 
-def _slow_enough_to_miss() -> str:
-    time.sleep(0.5)  # the loop must not get its result in place even on a stalling machine
-    return "late"
-
-
 def test_an_interrupt_while_giving_up_the_wait_leaves_the_workers_working(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -319,14 +330,16 @@ def test_an_interrupt_while_giving_up_the_wait_leaves_the_workers_working(
     try:
         assert loop.run_until_complete(workers.run(fast)) == "fast"
 
+        gate = threading.Event()
+
         async def interrupted() -> None:
-            coro = workers.run(_slow_enough_to_miss)
+            coro = workers.run(gate.wait)  # held until the interruption is over: a miss
             loop.armed = True  # the wait misses; making the outbox future is interrupted
             with pytest.raises(KeyboardInterrupt):
                 _step(coro)
-            await asyncio.sleep(0.7)  # the job finishes meanwhile
 
         loop.run_until_complete(interrupted())
+        gate.set()  # the job finishes, then the only worker takes the next one
         answer = loop.run_until_complete(asyncio.wait_for(workers.run(fast), 5))
     finally:
         loop.close()
@@ -421,8 +434,7 @@ def test_a_call_whose_thread_cannot_start_never_runs_even_when_a_worker_frees_up
         workers = Workers(max_threads=2)
         assert await workers.run(record, name="warm") == "warm"
         gate = threading.Event()
-        blocked = _occupy(workers, gate)
-        await asyncio.sleep(0.05)
+        blocked = await _occupy(workers, gate)
         threading.Timer(0.05, gate.set).start()
         # The start fails 0.3 s in: the busy worker frees up meanwhile.
         monkeypatch.setattr(threading.Thread, "start", _failing_once(0.3))

@@ -1,0 +1,258 @@
+"""Speed-ups that lean on CPython's internals: every use of one in mcpkit is here, and only here.
+
+Deleting this module changes no behaviour, only speed. Its two users import it optionally and
+take the public-API path without it; ``tests/conftest.py``'s ``speedups`` fixture runs their
+tests both ways. Each speed-up is feature-detected and applies only behind exact-type checks,
+so a Python whose internals change loses the speed-up, not correctness.
+
+- :func:`spare_starter`, for ``mcpkit._eager`` on Python 3.11 (3.12+ has ``eager_start``): a
+  task made ahead of time (a *spare*) runs a request's first step at once. It makes the spare
+  the current task with ``asyncio.tasks._enter_task``/``_leave_task`` and reads and clears a
+  future's ``_asyncio_future_blocking`` flag, as ``asyncio.Task`` does. Without it, 3.11
+  starts tasks the ordinary way, as 3.10 does: a request's first step runs a turn later.
+- :func:`plain_loop`, :func:`idle` and :func:`has_ready`, for the worker hand-off in
+  ``mcpkit._workers``: whether the loop has nothing to run, read from asyncio's ready queue
+  (``loop._ready``) on asyncio's own loops only (``call_soon`` not overridden). Without them a
+  sync tool's result always comes back through the loop's selector (as on uvloop).
+
+How a spare works: making a task costs more than answering a simple call, so one is made
+ahead of time, after the previous answer has left; it waits, idle, for its request.
+:meth:`SpareStarter.start` makes the spare the current task, steps the coroutine once in the
+spare's context, and hands the rest to it; :meth:`SpareStarter.release` wakes the spares that
+were handed work, once the caller has written its answers; :meth:`SpareStarter.prepare` makes
+the next spare when the caller has time. The task's identity never changes: what the first
+step saw as the current task is the task that runs the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextvars
+import sys
+import types
+from collections.abc import Coroutine, Generator
+from typing import Any
+
+__all__ = ["SpareStarter", "has_ready", "idle", "plain_loop", "spare_starter"]
+
+# ----------------------------------------------------------------- eager start (Python 3.11)
+
+_enter_task: Any = getattr(asyncio.tasks, "_enter_task", None)
+_leave_task: Any = getattr(asyncio.tasks, "_leave_task", None)
+# A task's ``context`` (and ``Task.cancelling``) are new in 3.11.
+_CAN_SPARE = sys.version_info >= (3, 11) and callable(_enter_task) and callable(_leave_task)
+
+
+def spare_starter(loop: asyncio.AbstractEventLoop) -> SpareStarter | None:
+    """A starter that runs a task's first step at once, or None where this Python lacks what
+    it needs."""
+    return SpareStarter(loop) if _CAN_SPARE else None
+
+
+class SpareStarter:
+    """Python 3.11: a task made ahead of time takes the next coroutine, first step run at once.
+
+    Only one spare is kept: a second coroutine started before :meth:`release` gets an
+    ordinary task (a flood of pipelined requests needs throughput, not the first answer's
+    latency).
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.spare: _Spare | None = None
+        self.handed: list[_Spare] = []
+        self.replace = False  # a spare was used up by a coroutine that has already finished
+        self.closed = False
+
+    def start(self, coro: Coroutine[Any, Any, Any]) -> tuple[asyncio.Task[Any], bool]:
+        """As ``Starter.start``: the spare's task, first step run, and whether it finished."""
+        spare, self.spare = self.spare, None
+        if spare is None or spare.task.cancelling() or spare.task.done():  # type: ignore[attr-defined]
+            # No spare, or one that others cancel (asyncio.all_tasks() lists it; the
+            # cancellation may not have landed yet): the ordinary way.
+            return self.loop.create_task(coro), False
+        if self.loop.get_task_factory() is not None:  # installed since: it makes the tasks
+            spare.task.cancel()
+            return self.loop.create_task(coro), False
+        if asyncio.current_task(self.loop) is not None:  # inside a task: the ordinary way
+            self.spare = spare
+            return self.loop.create_task(coro), False
+        handoff = spare.handoff
+        handoff.coro = coro
+        _enter_task(self.loop, spare.task)
+        try:
+            spare.context.run(handoff.step)
+        finally:
+            _leave_task(self.loop, spare.task)
+        waited = handoff.waited
+        if not handoff.done and getattr(waited, "_asyncio_future_blocking", False):
+            # It waits for a future (a worker thread's result, say): wake the task when that
+            # is done, not before. Waking it now would keep the GIL from the worker.
+            waited._asyncio_future_blocking = False
+            waited.add_done_callback(spare.wake)
+            return spare.task, False
+        self.handed.append(spare)
+        if handoff.done:
+            self.replace = True
+        return spare.task, handoff.done
+
+    def release(self) -> None:
+        """Wake the spares handed work since the last call (call it after writing)."""
+        for spare in self.handed:
+            spare.wake()
+        self.handed.clear()
+        if self.replace:  # nothing runs on in a worker thread that needs the GIL now
+            self.replace = False
+            self.prepare()
+
+    def prepare(self) -> None:
+        """Make the next spare (call it when the loop has time)."""
+        # Not always in release(): a sync tool's worker thread needs the GIL right after the
+        # first step, and making a task would take it. With a task factory installed, the
+        # user's factory makes every task (the ordinary way), as before.
+        if self.spare is None and not self.closed and self.loop.get_task_factory() is None:
+            self.spare = _Spare(self.loop)
+
+    def close(self) -> None:
+        """No more tasks will be started: the idle spare is cancelled."""
+        self.closed = True
+        self.release()
+        if self.spare is not None:
+            self.spare.task.cancel()
+            self.spare = None
+
+
+class _Handoff:
+    """A coroutine given to a spare, and the outcome of its first step."""
+
+    __slots__ = ("coro", "done", "error", "result", "waited")
+
+    def __init__(self) -> None:
+        self.coro: Coroutine[Any, Any, Any] | None = None
+        self.done = False
+        self.waited: Any = None  # what the first step yielded: the future it waits for
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+    def step(self) -> None:
+        assert self.coro is not None
+        try:
+            self.waited = self.coro.send(None)
+        except StopIteration as stop:
+            self.done, self.result = True, stop.value
+        except BaseException as exc:  # the task raises it, as it would have
+            self.done, self.error = True, exc
+
+
+class _Spare:
+    """An idle task, waiting for its :class:`_Handoff`."""
+
+    __slots__ = ("context", "handoff", "slot", "task")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.slot: asyncio.Future[None] = loop.create_future()
+        self.handoff = _Handoff()
+        self.context = contextvars.copy_context()
+        body = _spare_body(self.slot, self.handoff)
+        body.send(None)  # to its first ``yield``: a throw from the task lands inside it
+        # As create_task would (no task factory: prepare() checked), without its wrapper.
+        self.task: asyncio.Task[Any] = asyncio.Task(body, loop=loop, context=self.context)  # type: ignore[call-arg]
+
+    def wake(self, _: object = None) -> None:
+        if not self.slot.done():  # a cancelled task has woken already
+            self.slot.set_result(None)
+
+
+@types.coroutine
+def _spare_body(slot: asyncio.Future[None], handoff: _Handoff) -> Generator[Any, Any, Any]:
+    """The spare task's coroutine: wait for the hand-off, then take over from its first step.
+
+    What is thrown in is handled after its ``except`` block, not inside it: the coroutine runs
+    on there, and must not see the exception as the one being handled (``sys.exc_info()``,
+    the ``__context__`` of what it raises later).
+    """
+    thrown: BaseException | None = None
+    try:
+        yield  # primed before the task exists; the task's first step resumes here
+        yield from slot
+    except BaseException as exc:  # cancelled (or thrown into) before it took over
+        if handoff.coro is None or handoff.done:
+            raise  # idle (the server is closing), or the coroutine had already ended
+        thrown = exc
+    if thrown is not None:
+        assert handoff.coro is not None
+        if isinstance(thrown, asyncio.CancelledError) and _cancel(handoff.waited, thrown):
+            # As a task cancels what it waits for: the coroutine wakes to find it cancelled.
+            thrown = None
+            return (yield from handoff.coro.__await__())
+        return (yield from _thrown(handoff.coro, thrown))
+    if handoff.error is not None:
+        raise handoff.error
+    if handoff.done:
+        return handoff.result
+    assert handoff.coro is not None
+    waited = handoff.waited
+    if waited is None or (_is_future(waited) and waited.done()):
+        return (yield from handoff.coro.__await__())  # woken by what it waited for: go on
+    return (yield from _resume(handoff.coro, waited))
+
+
+def _is_future(waited: Any) -> bool:
+    return getattr(waited, "_asyncio_future_blocking", None) is not None
+
+
+def _cancel(waited: Any, cancelled: asyncio.CancelledError) -> bool:
+    """Cancel what the coroutine waits for, with the cancellation's message, as a task does."""
+    cancel = getattr(waited, "cancel", None)
+    return cancel is not None and bool(cancel(*cancelled.args[:1]))
+
+
+@types.coroutine
+def _resume(coro: Coroutine[Any, Any, Any], waited: Any) -> Generator[Any, Any, Any]:
+    """Hand what the coroutine waits for to the task, then let the coroutine run on."""
+    try:
+        yield waited
+    except BaseException as exc:  # passed on below, outside this block (see _spare_body)
+        thrown = exc
+    else:
+        return (yield from coro.__await__())
+    return (yield from _thrown(coro, thrown))
+
+
+@types.coroutine
+def _thrown(coro: Coroutine[Any, Any, Any], exc: BaseException) -> Generator[Any, Any, Any]:
+    """Throw ``exc`` into the coroutine where it waits, as a task would, and let it run on."""
+    try:
+        waited = coro.throw(exc)
+    except StopIteration as stop:
+        return stop.value
+    finally:
+        del exc  # no reference cycle through the traceback while the coroutine runs on
+    return (yield from _resume(coro, waited))
+
+
+# -------------------------------------------------------------- the worker hand-off's probes
+
+_STOCK = (asyncio.BaseEventLoop.call_soon, asyncio.BaseEventLoop.call_soon_threadsafe)
+
+
+def plain_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether ``loop`` schedules callbacks as asyncio's own loops do, so that an empty ready
+    queue means it has nothing to run and the callbacks a tool schedules show up there."""
+    kind = type(loop)
+    return (
+        isinstance(loop, asyncio.BaseEventLoop)
+        and (kind.call_soon, kind.call_soon_threadsafe) == _STOCK
+        and type(getattr(loop, "_ready", None)) is collections.deque
+    )
+
+
+def idle(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether a loop :func:`plain_loop` accepted has no callback ready to run."""
+    return type(ready := getattr(loop, "_ready", None)) is collections.deque and not ready
+
+
+def has_ready(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether a loop :func:`plain_loop` accepted has callbacks ready to run."""
+    return bool(getattr(loop, "_ready", None))

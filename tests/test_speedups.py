@@ -1,0 +1,141 @@
+"""``mcpkit._speedups``: every use of an interpreter internal, feature-detected, and optional.
+
+Its users' tests (test_eager, test_workers, test_stdio_flow) run with and without it through
+the ``speedups`` fixture; here: that each speed-up applies where it should and steps aside
+where what it needs is missing, and that mcpkit serves as before when the module is gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import threading
+from typing import Any
+
+import pytest
+
+from mcpkit import _speedups
+
+BARE_SERVER = """
+import sys
+sys.modules["mcpkit._speedups"] = None  # as if the file were deleted: importing it fails
+from mcpkit import App, _eager, _workers
+app = App("bare", "1")
+
+@app.tool
+def add(a: int, b: int) -> int:
+    '''Adds, in a worker thread.'''
+    return a + b
+
+@app.tool
+async def public_path_only() -> bool:
+    '''Whether mcpkit runs without its speed-ups.'''
+    return _eager._speedups is None and _workers._speedups is None
+
+app.run()
+"""
+
+
+class _OwnWayLoop(asyncio.SelectorEventLoop):
+    """Schedules ``call_soon`` callbacks its own way: its ready queue says nothing."""
+
+    def call_soon(  # type: ignore[override]
+        self, callback: Any, *args: Any, context: Any = None
+    ) -> Any:
+        return self.call_later(0, callback, *args, context=context)
+
+
+def test_each_speed_up_applies_where_python_has_what_it_needs() -> None:
+    asyncio_loop, own_way = asyncio.new_event_loop(), _OwnWayLoop()
+    try:
+        spare = _speedups.spare_starter(asyncio_loop)
+        assert (spare is not None) == (sys.version_info >= (3, 11))  # needs a task's context
+        if spare is not None:
+            spare.close()
+        assert _speedups.plain_loop(asyncio_loop) is True
+        assert _speedups.idle(asyncio_loop) is True
+        asyncio_loop.call_soon(lambda: None)
+        assert (_speedups.idle(asyncio_loop), _speedups.has_ready(asyncio_loop)) == (False, True)
+        assert _speedups.plain_loop(own_way) is False
+    finally:
+        asyncio_loop.close()
+        own_way.close()
+
+
+def test_a_speed_up_steps_aside_when_the_internals_it_reads_are_not_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loop = asyncio.new_event_loop()
+    try:
+        monkeypatch.setattr(_speedups, "_CAN_SPARE", False)  # no asyncio.tasks._enter_task
+        assert _speedups.spare_starter(loop) is None
+        monkeypatch.setattr(loop, "_ready", list(loop._ready))  # type: ignore[attr-defined]
+        assert (_speedups.plain_loop(loop), _speedups.idle(loop)) == (False, False)
+    finally:
+        loop.close()
+
+
+def _exchange(process: subprocess.Popen[bytes], message: dict[str, Any]) -> Any:
+    assert process.stdin is not None
+    assert process.stdout is not None
+    process.stdin.write(json.dumps(message).encode() + b"\n")
+    process.stdin.flush()
+    if "id" not in message:
+        return None
+    return json.loads(process.stdout.readline())
+
+
+def _call(request_id: int, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    params = {"name": name, "arguments": arguments}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+def _answer(request_id: int, text: str, value: Any) -> dict[str, Any]:
+    result = {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": {"result": value},
+        "isError": False,
+    }
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def test_without_the_module_mcpkit_serves_the_same_answers() -> None:
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-c", BARE_SERVER],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    watchdog = threading.Timer(60, process.kill)  # a hung server fails the test, not CI
+    watchdog.start()
+    try:
+        assert _exchange(process, initialize)["result"]["serverInfo"] == {
+            "name": "bare",
+            "version": "1",
+        }
+        _exchange(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert _exchange(process, _call(2, "add", {"a": 2, "b": 3})) == _answer(
+            2, '{"result":5}', 5
+        )
+        assert _exchange(process, _call(3, "public_path_only", {})) == _answer(
+            3, '{"result":true}', True
+        )
+    finally:
+        watchdog.cancel()
+        assert process.stdin is not None
+        process.stdin.close()
+        assert process.wait(30) == 0
+        assert process.stdout is not None
+        process.stdout.close()
