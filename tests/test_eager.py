@@ -406,6 +406,13 @@ def test_a_bad_yield_fails_the_task_as_asyncio_does() -> None:
     run(main)
 
 
+def _cancel_all_but(current: asyncio.Task[Any] | None) -> None:
+    """What careless shutdown code does: cancel every task it can list but its own."""
+    for task in asyncio.all_tasks():
+        if task is not current:
+            task.cancel()
+
+
 @pytest.mark.parametrize("landed", [True, False], ids=["landed", "not yet landed"])
 def test_a_spare_cancelled_by_others_is_not_handed_work(landed: bool, eager: bool) -> None:
     """Code that cancels every task (``asyncio.all_tasks()`` lists the idle spare) must not
@@ -421,15 +428,11 @@ def test_a_spare_cancelled_by_others_is_not_handed_work(landed: bool, eager: boo
         await asyncio.sleep(0)  # the spare (3.11) waits, idle
 
         def cancel_all_then_start() -> asyncio.Task[str]:
-            for task in asyncio.all_tasks():
-                if task is not current:
-                    task.cancel()
+            _cancel_all_but(current)
             return start_and_release(starter, work())
 
         if landed:
-            for task in asyncio.all_tasks():
-                if task is not current:
-                    task.cancel()
+            _cancel_all_but(current)
             await asyncio.sleep(0)
             task = await in_callback(lambda: start_and_release(starter, work()))
         else:
