@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 
-from mcpkit._records import record
+from mcpkit._frozen import frozen
 
 __all__ = ["Docstring", "parse_docstring"]
 
@@ -17,7 +17,7 @@ _SECTION_HINT = re.compile(
 )
 
 
-@record
+@frozen
 class Docstring:
     """What a docstring says: prose for the description, text for each parameter."""
 

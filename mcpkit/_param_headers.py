@@ -13,14 +13,14 @@ from typing import Any
 
 import typing_extensions
 
+from mcpkit._frozen import frozen
 from mcpkit._jsonschema import nested_properties
-from mcpkit._records import record
 from mcpkit.exceptions import DefinitionError
 
 __all__ = ["Header", "header_properties", "mirror_headers"]
 
 
-@record
+@frozen
 class Header:
     """Mirror a parameter into an HTTP header (2026-07-28 ``x-mcp-header``).
 

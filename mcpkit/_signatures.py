@@ -18,7 +18,7 @@ from typing import Any
 import typing_extensions
 
 from mcpkit._docstrings import parse_docstring
-from mcpkit._records import record
+from mcpkit._frozen import frozen
 from mcpkit._workers import Workers
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError
@@ -150,7 +150,7 @@ def declared_context(fn: Callable[..., Any], annotation: Any) -> bool:
     return is_context(annotation)
 
 
-@record
+@frozen
 class Parameters:
     """A compiled signature: published parameters, injected ones, return hint, prose."""
 

@@ -5,7 +5,7 @@ take the public-API path without it; ``tests/conftest.py``'s ``speedups`` fixtur
 tests both ways. Each speed-up is feature-detected and applies only behind exact-type checks,
 so a Python whose internals change loses the speed-up, not correctness.
 
-- :func:`spare_starter`, for ``mcpkit._eager`` on Python 3.11 (3.12+ has ``eager_start``): a
+- :func:`spare_starter`, for ``mcpkit._eager_tasks`` on Python 3.11 (3.12+ has ``eager_start``): a
   task made ahead of time (a *spare*) runs a request's first step at once. It makes the spare
   the current task with ``asyncio.tasks._enter_task``/``_leave_task`` and reads and clears a
   future's ``_asyncio_future_blocking`` flag, as ``asyncio.Task`` does. Without it, 3.11
@@ -66,7 +66,8 @@ class SpareStarter:
         self.closed = False
 
     def start(self, coro: Coroutine[Any, Any, Any]) -> tuple[asyncio.Task[Any], bool]:
-        """As ``Starter.start``: the spare's task, first step run, and whether it finished."""
+        """As ``EagerTaskStarter.start``: the spare's task, first step run, and whether it
+        finished."""
         spare, self.spare = self.spare, None
         if spare is None or spare.task.cancelling() or spare.task.done():  # type: ignore[attr-defined]
             # No spare, or one that others cancel (asyncio.all_tasks() lists it; the

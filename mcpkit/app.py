@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from typing_extensions import Unpack
 
 from mcpkit._directory import directory_reader
-from mcpkit._records import record
+from mcpkit._frozen import frozen
 from mcpkit._signatures import Definition
 from mcpkit.exceptions import DefinitionError
 from mcpkit.prompts import Prompt, PromptOptions
@@ -33,7 +33,7 @@ Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 Completer = Callable[..., Any]
 
 
-@record
+@frozen
 class ServerOptions:
     """How the server speaks the protocol: ``App(name, version, options=ServerOptions(...))``.
 

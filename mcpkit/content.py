@@ -14,12 +14,12 @@ import mimetypes
 from pathlib import Path
 from typing import Any
 
-from mcpkit._records import record
+from mcpkit._frozen import frozen
 
 __all__ = ["Audio", "Content", "EmbeddedResource", "Image", "ResourceLink", "Text"]
 
 
-@record
+@frozen
 class Text:
     """A text block (a plain ``str`` return does the same)."""
 
@@ -31,7 +31,7 @@ class Text:
         return _finish({"type": "text", "text": self.text}, self.annotations, self.meta)
 
 
-@record
+@frozen
 class _Binary:
     data: bytes | None = None
     path: str | Path | None = None
@@ -63,7 +63,7 @@ class _Binary:
         return _finish(block, self.annotations, self.meta)
 
 
-@record
+@frozen
 class Image(_Binary):
     """An image from bytes or a file; ``mime_type`` is guessed from the path when not given."""
 
@@ -71,7 +71,7 @@ class Image(_Binary):
     _fallback_mime = "image/png"
 
 
-@record
+@frozen
 class Audio(_Binary):
     """Audio from bytes or a file; ``mime_type`` is guessed from the path when not given."""
 
@@ -79,7 +79,7 @@ class Audio(_Binary):
     _fallback_mime = "audio/wav"
 
 
-@record
+@frozen
 class ResourceLink:
     """A link to a resource the client may read (``resource_link``, since 2025-06-18)."""
 
@@ -104,7 +104,7 @@ class ResourceLink:
         return _finish(block, self.annotations, self.meta)
 
 
-@record
+@frozen
 class EmbeddedResource:
     """A resource's contents inside the result: ``text`` or ``blob`` (bytes, base64 on the wire)."""
 

@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import TypeAdapter
 
-from mcpkit._records import record
+from mcpkit._frozen import frozen
 from mcpkit.exceptions import ClientCapabilityError
 from mcpkit.protocol.versions import elicitation_modes
 from mcpkit.schema import elicitation_schema
@@ -28,7 +28,7 @@ from mcpkit.types import RequestId
 __all__ = ["LOG_LEVELS", "Context", "ContextBackend", "ElicitResult"]
 
 
-@record
+@frozen
 class ElicitResult:
     """The user's answer to :meth:`Context.elicit`.
 

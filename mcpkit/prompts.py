@@ -22,7 +22,7 @@ from typing import Any, Literal, TypedDict
 from pydantic import ValidationError
 from typing_extensions import Unpack
 
-from mcpkit._records import record
+from mcpkit._frozen import frozen
 from mcpkit._signatures import Definition, check_name, check_options
 from mcpkit._validation_errors import error_detail
 from mcpkit._workers import Workers
@@ -34,7 +34,7 @@ from mcpkit.schema import ArgumentsSchema, arguments_schema
 __all__ = ["Message", "Prompt", "PromptOptions", "messages_of"]
 
 
-@record
+@frozen
 class Message:
     """One prompt message: ``content`` is a ``str``, a content helper or a content block."""
 

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
 from typing_extensions import Unpack
 
-from mcpkit._records import record
+from mcpkit._frozen import frozen
 from mcpkit._signatures import Definition, check_options, declared_context
 from mcpkit._uritemplate import VARIABLE, UriTemplate
 from mcpkit._validation_errors import error_detail
@@ -36,7 +36,7 @@ from mcpkit.schema import arguments_schema
 __all__ = ["Contents", "Resource", "ResourceOptions", "ResourceTemplate", "template_variables"]
 
 
-@record
+@frozen
 class Contents:
     """One piece of a resource's contents: ``text`` or ``blob`` (bytes, base64 on the wire)."""
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic_core import to_json
 
-from mcpkit._records import record
+from mcpkit._frozen import frozen
 from mcpkit.content import Content
 
 __all__ = [
@@ -19,7 +19,7 @@ __all__ = [
 ]
 
 
-@record
+@frozen
 class ToolResult:
     """Full control over a tool's result.
 

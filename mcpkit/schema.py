@@ -31,11 +31,11 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from mcpkit._elicitation import elicitation_schema
 from mcpkit._fast_schema import admits_none, fast_schema
+from mcpkit._frozen import frozen
 from mcpkit._jsonschema import clean_schema, subschemas, without_null
 from mcpkit._param_headers import Header, mirror_headers
 from mcpkit._pydantic import BUILD_ERRORS, adapter, cannot, culprit, raw_schema
 from mcpkit._pydantic_compat import compatible_type
-from mcpkit._records import record
 
 __all__ = [
     "ArgumentsSchema",
@@ -54,7 +54,7 @@ EMPTY = inspect.Parameter.empty
 _STRICT_ARGS = ConfigDict(extra="forbid")
 
 
-@record
+@frozen
 class Param:
     """One published parameter: its name, resolved type, default and description."""
 

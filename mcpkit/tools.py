@@ -16,7 +16,7 @@ import typing_extensions
 from typing_extensions import Unpack
 
 from mcpkit._arguments import ArgumentValidator
-from mcpkit._records import record
+from mcpkit._frozen import frozen
 from mcpkit._signatures import NAME, Definition, check_name, check_options
 from mcpkit._workers import Workers
 from mcpkit.content import Content
@@ -30,7 +30,7 @@ __all__ = ["TOOL_NAME", "Tool", "ToolAnnotations", "ToolOptions"]
 TOOL_NAME = NAME
 
 
-@record
+@frozen
 class ToolAnnotations:
     """Hints about a tool's behaviour for clients (all optional; clients treat them as hints)."""
 
@@ -78,7 +78,7 @@ def _is_unstructured(hint: Any) -> bool:
 # ----------------------------------------------------------------------------- definition
 
 
-@record
+@frozen
 class _Compiled:
     definition: dict[str, Any]
     validate: Callable[[Mapping[str, Any]], dict[str, Any]]

@@ -9,7 +9,7 @@ from importlib.util import find_spec
 import pytest
 from hypothesis import settings
 
-from mcpkit import _eager, _workers
+from mcpkit import _eager_tasks, _workers
 
 settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
 settings.register_profile("dev", deadline=None)
@@ -21,6 +21,6 @@ def speedups(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     """Run a test with ``mcpkit._speedups`` in use, and as if it were deleted (its users then
     take the public-API path). The value: whether the speed-ups are in use."""
     if request.param == "speedups off":
-        for user in (_eager, _workers):
+        for user in (_eager_tasks, _workers):
             monkeypatch.setattr(user, "_speedups", None)
     return request.param == "speedups on" and find_spec("mcpkit._speedups") is not None

@@ -1,6 +1,6 @@
 """``mcpkit._speedups``: every use of an interpreter internal, feature-detected, and optional.
 
-Its users' tests (test_eager, test_workers, test_stdio_flow) run with and without it through
+Its users' tests (test_eager_tasks, test_workers, test_stdio_flow) run with and without it through
 the ``speedups`` fixture; here: that each speed-up applies where it should and steps aside
 where what it needs is missing, and that mcpkit serves as before when the module is gone.
 """
@@ -21,7 +21,7 @@ from mcpkit import _speedups
 BARE_SERVER = """
 import sys
 sys.modules["mcpkit._speedups"] = None  # as if the file were deleted: importing it fails
-from mcpkit import App, _eager, _workers
+from mcpkit import App, _eager_tasks, _workers
 app = App("bare", "1")
 
 @app.tool
@@ -32,7 +32,7 @@ def add(a: int, b: int) -> int:
 @app.tool
 async def public_path_only() -> bool:
     '''Whether mcpkit runs without its speed-ups.'''
-    return _eager._speedups is None and _workers._speedups is None
+    return _eager_tasks._speedups is None and _workers._speedups is None
 
 app.run()
 """

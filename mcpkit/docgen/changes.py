@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from mcpkit._frozen import frozen
 from mcpkit._jsonschema import type_set
 
 __all__ = [
@@ -54,7 +54,7 @@ _LISTS = (
 )
 
 
-@dataclass(frozen=True)
+@frozen
 class Change:
     """One difference: what it concerns (``tool 'build'``) and what changed."""
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from mcpkit._frozen import frozen
 from mcpkit._jsonschema import named_types
 
 __all__ = ["Field", "allowed_values", "constraints", "example", "fields", "literal", "type_words"]
@@ -30,7 +30,7 @@ _CONSTRAINTS = (
 _MAX_DEPTH = 8
 
 
-@dataclass(frozen=True)
+@frozen
 class Field:
     """One row: a property's dotted path (``a.b``, ``list[].c``), its schema, and whether its
     parent object requires it."""

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from mcpkit._frozen import frozen
 from mcpkit._jsonschema import mentions, named_types
 from mcpkit.docgen.fields import fields
 from mcpkit.tools import TOOL_NAME
@@ -29,7 +29,7 @@ Definitions = Mapping[str, list[dict[str, Any]]]
 """Definitions by kind: ``{"tool": [...], "prompt": [...], "resource": [...], ...}``."""
 
 
-@dataclass(frozen=True)
+@frozen
 class Finding:
     error: bool
     subject: str

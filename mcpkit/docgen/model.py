@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
+from mcpkit._frozen import frozen
 from mcpkit.docgen.fields import Field, allowed_values, constraints, example, fields, type_words
 
 __all__ = ["Cell", "Document", "Entry", "Group", "Table", "build"]
@@ -31,7 +31,7 @@ _INPUT_COLUMNS = ("name", "type", "required", "default", "allowed values", "cons
 _OUTPUT_COLUMNS = ("field", "type", "always present", "allowed values", "constraints")
 
 
-@dataclass(frozen=True)
+@frozen
 class Table:
     title: str
     columns: tuple[str, ...]
@@ -39,7 +39,7 @@ class Table:
     empty: str
 
 
-@dataclass(frozen=True)
+@frozen
 class Entry:
     anchor: str
     name: str
@@ -50,19 +50,19 @@ class Entry:
     example: str | None = None
 
 
-@dataclass(frozen=True)
+@frozen
 class Group:
     anchor: str
     heading: str
     entries: list[Entry]
 
 
-@dataclass(frozen=True)
+@frozen
 class Document:
     title: str
     intro: str | None
     facts: list[tuple[str, Cell]]
-    groups: list[Group] = field(default_factory=list)
+    groups: list[Group]
 
 
 def build(snapshot: dict[str, Any]) -> Document:

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic_core import from_json, to_json, to_jsonable_python
 
-from mcpkit._records import record
+from mcpkit._frozen import frozen
 from mcpkit.exceptions import InvalidRequest, ParseError, ProtocolError, Unencodable
 from mcpkit.types import RequestId
 
@@ -46,7 +46,7 @@ __all__ = [
 MiB = 1024 * 1024
 
 
-@record
+@frozen
 class Limits:
     """Per-message limits, the same on every transport."""
 

@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-from mcpkit import _eager
+from mcpkit import _eager_tasks
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError
 from mcpkit.protocol import jsonrpc
@@ -129,7 +129,9 @@ class _Connection(asyncio.Protocol):
         self.starting = False  # starting waiting requests: their answers leave together...
         self.held: list[bytes] = []  # ...at the end of the pass, with no flush scheduled
         self.held_bytes = 0
-        self.starter = _eager.Starter(self.loop)  # runs a request's first step at once
+        self.starter = _eager_tasks.EagerTaskStarter(
+            self.loop
+        )  # runs a request's first step at once
         self.answered_first = False
         self.closed = False
 

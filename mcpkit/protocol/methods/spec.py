@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcpkit._records import record
+from mcpkit._frozen import frozen
 from mcpkit._workers import Workers
 from mcpkit.app import App
 from mcpkit.exceptions import Unencodable
@@ -23,7 +23,7 @@ from mcpkit.protocol.request_state import StateSigner
 __all__ = ["Handler", "Instead", "MethodSpec", "Runtime"]
 
 
-@record
+@frozen
 class Runtime:
     """What a handler may use of the server, and nothing more (no sessions, no lifespan)."""
 
@@ -39,7 +39,7 @@ Instead = Callable[[Runtime, dict[str, Any], Unencodable], dict[str, Any]]
 """Makes the result that answers in place of one JSON cannot carry, from the request's params."""
 
 
-@record
+@frozen
 class MethodSpec:
     """A method's handler, the capability that gates it, and the eras that know it."""
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import hmac
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from mcpkit._frozen import frozen
 from mcpkit.exceptions import InvalidRequest
 from mcpkit.transports.http._exchange import Exchange, HttpError, normal_path
 
@@ -28,7 +28,7 @@ Verifier = Callable[[str], Any]
 METADATA_PATH = "/.well-known/oauth-protected-resource"
 
 
-@dataclass(frozen=True)
+@frozen
 class BearerAuth:
     """Bearer-token auth for the endpoint (MCP's OAuth resource-server role).
 

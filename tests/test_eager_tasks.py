@@ -1,4 +1,4 @@
-"""Tasks started with their first step run at once (``mcpkit._eager``).
+"""Tasks started with their first step run at once (``mcpkit._eager_tasks``).
 
 The stdio transport answers each request in such a task. Whatever the Python version does to
 get there (3.12's own eager tasks, 3.11's spare task from ``mcpkit._speedups``, an ordinary
@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from mcpkit._eager import Starter
+from mcpkit._eager_tasks import EagerTaskStarter
 
 T = TypeVar("T")
 
@@ -36,10 +36,10 @@ def eager(speedups: bool) -> bool:
 var: contextvars.ContextVar[str] = contextvars.ContextVar("var", default="unset")
 
 
-def run(main: Callable[[asyncio.AbstractEventLoop, Starter], Coroutine[Any, Any, T]]) -> T:
+def run(main: Callable[[asyncio.AbstractEventLoop, EagerTaskStarter], Coroutine[Any, Any, T]]) -> T:
     async def body() -> T:
         loop = asyncio.get_running_loop()
-        starter = Starter(loop)
+        starter = EagerTaskStarter(loop)
         starter.prepare()
         try:
             return await main(loop, starter)
@@ -65,7 +65,7 @@ async def in_callback(fn: Callable[[], T]) -> T:
     return await done
 
 
-def start_and_release(starter: Starter, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+def start_and_release(starter: EagerTaskStarter, coro: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
     task, _ = starter.start(coro)
     starter.release()
     return task
@@ -80,7 +80,7 @@ def test_the_first_step_runs_before_start_returns(eager: bool) -> None:
         steps.append("rest")
         return 7
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         def start() -> asyncio.Task[int]:
             task, finished = starter.start(work())
             assert steps == (["first"] if eager else [])
@@ -102,7 +102,7 @@ def test_a_call_that_never_suspends_is_answered_in_the_first_step(eager: bool) -
         answered.append(3)
         return 3
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         def start() -> tuple[asyncio.Task[int], bool, list[int]]:
             task, finished = starter.start(work())
             then = list(answered)  # what had been answered when start returned
@@ -128,7 +128,7 @@ def test_the_current_task_is_the_same_task_before_and_after_suspending() -> None
         seen.append(asyncio.current_task())
         return value
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         later: asyncio.Future[str] = loop.create_future()
         task = await in_callback(lambda: start_and_release(starter, work(later)))
         while len(seen) < 2:  # until the task waits for ``later``
@@ -148,7 +148,7 @@ def test_a_timeout_begun_in_the_first_step_fires() -> None:
             return "timed out"
         return "slept"
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         task = await in_callback(lambda: start_and_release(starter, work()))
         assert await task == "timed out"
 
@@ -169,7 +169,7 @@ def test_a_timeout_scope_and_a_task_group_work_in_the_first_step() -> None:
             tasks = [group.create_task(child(n)) for n in (1, 2)]
         return [t.result() for t in tasks]
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         task = await in_callback(lambda: start_and_release(starter, work()))
         assert await task == [2, 4]
 
@@ -183,7 +183,7 @@ def test_context_variables_belong_to_the_task() -> None:
         await asyncio.sleep(0)
         return before, var.get()
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         task = await in_callback(lambda: start_and_release(starter, work()))
         assert await task == ("unset", "inside")
         assert var.get() == "unset"  # nothing leaked into the caller's context
@@ -196,7 +196,7 @@ def test_two_started_in_one_turn_both_run() -> None:
         await asyncio.sleep(0)
         return n
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         def start() -> list[asyncio.Task[int]]:
             tasks = [starter.start(work(1))[0], starter.start(work(2))[0]]
             starter.release()
@@ -214,7 +214,7 @@ def test_started_inside_a_task_it_still_runs() -> None:
         await asyncio.sleep(0)
         return "ok"
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         task = start_and_release(starter, work())  # from this task, not a callback
         assert await task == "ok"
 
@@ -225,7 +225,7 @@ def test_a_result_from_a_worker_thread_comes_through() -> None:
     async def work(loop: asyncio.AbstractEventLoop) -> int:
         return await loop.run_in_executor(None, lambda: 6 * 7)
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         task = await in_callback(lambda: start_and_release(starter, work(loop)))
         assert await task == 42
 
@@ -236,7 +236,7 @@ def test_an_exception_in_the_first_step_is_the_tasks() -> None:
     async def work() -> None:
         raise ValueError("bad input")
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         task = await in_callback(lambda: start_and_release(starter, work()))
         with pytest.raises(ValueError, match="bad input"):
             await task
@@ -249,7 +249,7 @@ def test_an_exception_after_suspending_is_the_tasks() -> None:
         await asyncio.sleep(0)
         raise KeyError("later")
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         task = await in_callback(lambda: start_and_release(starter, work()))
         with pytest.raises(KeyError, match="later"):
             await task
@@ -276,7 +276,7 @@ def cancellable(
 def test_cancelling_cancels_what_the_task_waits_for(when: str, eager: bool) -> None:
     seen: list[str] = []
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         waited, work = cancellable(loop, seen)
 
         def start() -> asyncio.Task[str]:
@@ -311,7 +311,7 @@ def test_cancelling_a_task_that_yielded_to_the_loop_reaches_the_coroutine(eager:
             raise
         return "not cancelled"
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         def start() -> asyncio.Task[str]:
             task = start_and_release(starter, work())
             task.cancel()
@@ -326,7 +326,7 @@ def test_cancelling_a_task_that_yielded_to_the_loop_reaches_the_coroutine(eager:
 
 
 async def cancelled_at_once(
-    starter: Starter, coro: Coroutine[Any, Any, str], value: str, eager: bool
+    starter: EagerTaskStarter, coro: Coroutine[Any, Any, str], value: str, eager: bool
 ) -> None:
     """Start ``coro``, cancel its task in the same turn, and expect ``value`` from it: its
     first step ran, so the coroutine hears of the cancellation and may swallow it. (An
@@ -357,7 +357,7 @@ def test_a_coroutine_that_swallows_its_cancellation_returns_its_value(
             return "swallowed"
         return "finished"
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         await cancelled_at_once(starter, work(loop.create_future()), "swallowed", eager)
 
     run(main)
@@ -380,7 +380,7 @@ def test_a_second_cancellation_reaches_the_coroutine_too(eager: bool) -> None:
             seen.append("second")
         return "survived both"
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         await cancelled_at_once(starter, work(), "survived both", eager)
 
     run(main)
@@ -399,7 +399,7 @@ def test_a_bad_yield_fails_the_task_as_asyncio_does() -> None:
             return str(exc)
         return "no error"
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         task = await in_callback(lambda: start_and_release(starter, work()))
         assert "bad yield" in await task
 
@@ -423,7 +423,7 @@ def test_a_spare_cancelled_by_others_is_not_handed_work(landed: bool, eager: boo
         await asyncio.sleep(0)
         return "answered"
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         current = asyncio.current_task()
         await asyncio.sleep(0)  # the spare (3.11) waits, idle
 
@@ -475,7 +475,7 @@ def test_a_task_factory_makes_every_task(style: str) -> None:
         await asyncio.sleep(0)
         return asyncio.current_task() in made
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         loop.set_task_factory(old_style if style == "(loop, coro)" else new_style)
         try:
             starter.prepare()
@@ -506,7 +506,7 @@ def test_the_rest_of_a_coroutine_is_not_run_inside_an_except_block(eager: bool) 
             context = exc.__context__
         return message, handling, context
 
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> None:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
         waited: asyncio.Future[None] = loop.create_future()
 
         def start() -> asyncio.Task[tuple[Any, Any, Any]]:
@@ -525,7 +525,7 @@ def test_the_rest_of_a_coroutine_is_not_run_inside_an_except_block(eager: bool) 
 
 
 def test_close_leaves_no_task_pending() -> None:
-    async def main(loop: asyncio.AbstractEventLoop, starter: Starter) -> set[str]:
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> set[str]:
         starter.prepare()
         starter.close()
         starter.prepare()  # closed: makes nothing

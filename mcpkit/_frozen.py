@@ -1,15 +1,16 @@
-"""``record``: frozen value classes without the import-time cost of ``dataclasses``' methods.
+"""``@frozen``: frozen value classes without the import-time cost of ``dataclasses``' methods.
 
 ``@dataclass(frozen=True)`` writes each class's ``__init__``, ``__repr__``, ``__eq__``,
 ``__hash__`` and frozen ``__setattr__`` as source text and compiles it when the class is
 created: about 1.3 ms per class here, ~30 ms for mcpkit's classes, which was a tenth of a stdio
-server's spawn -> ``tools/list``. ``record`` lets ``dataclasses`` do only the part that compiles
+server's spawn -> ``tools/list``. ``@frozen`` lets ``dataclasses`` do only the part that compiles
 nothing (the fields: ``init=False, repr=False, eq=False``, ~0.3 ms) and adds the methods from
-functions shared by every record. So a record *is* a dataclass -- ``dataclasses.fields()``,
+functions shared by every frozen class. So a frozen class *is* a dataclass --
+``dataclasses.fields()``,
 ``replace()`` and ``asdict()`` work, and pydantic validates, serializes and describes it like
 one -- and type checkers see a frozen dataclass (PEP 681).
 
-What a record supports is what mcpkit's value classes use: fields with plain defaults,
+What a frozen class supports is what mcpkit's value classes use: fields with plain defaults,
 arguments by position or keyword, ``__post_init__`` after the fields are set, and instances
 that are immutable, equal when their class and fields are, hashable and ``repr``-ed like a
 dataclass.
@@ -23,14 +24,14 @@ from typing import Any, TypeVar
 
 from typing_extensions import dataclass_transform
 
-__all__ = ["record"]
+__all__ = ["frozen"]
 
 T = TypeVar("T", bound=type)
 
 
 @dataclass_transform(frozen_default=True)
-def record(cls: T) -> T:
-    """Make ``cls`` a frozen record of its annotated fields (see the module docstring)."""
+def frozen(cls: T) -> T:
+    """Make ``cls`` a frozen value class of its annotated fields (see the module docstring)."""
     dataclasses.dataclass(init=False, repr=False, eq=False)(cls)  # fields only: nothing compiled
     fields = dataclasses.fields(cls)
     names = [f.name for f in fields]
@@ -45,16 +46,16 @@ def record(cls: T) -> T:
         ]
     )
     methods = {
-        "__record_fields__": tuple(names),
-        "__record_defaults__": defaults,
-        "__record_post_init__": hasattr(cls, "__post_init__"),
+        "__frozen_fields__": tuple(names),
+        "__frozen_defaults__": defaults,
+        "__frozen_post_init__": hasattr(cls, "__post_init__"),
         "__signature__": signature,
         "__init__": _init,
         "__repr__": _repr,
         "__eq__": _eq,
         "__hash__": _hash,
-        "__setattr__": _frozen,
-        "__delattr__": _frozen,
+        "__setattr__": _refuse_change,
+        "__delattr__": _refuse_change,
     }
     for name, value in methods.items():
         setattr(cls, name, value)
@@ -75,7 +76,7 @@ def _check_order(cls: type, names: list[str], defaults: dict[str, Any]) -> None:
 
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     cls = type(self)
-    names: tuple[str, ...] = cls.__record_fields__
+    names: tuple[str, ...] = cls.__frozen_fields__
     setter = object.__setattr__
     if not kwargs and len(args) == len(names):  # every field by position: the common case
         for name, value in zip(names, args, strict=True):
@@ -83,7 +84,7 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     else:
         for name, value in _arguments(cls, names, args, kwargs):
             setter(self, name, value)
-    if cls.__record_post_init__:
+    if cls.__frozen_post_init__:
         self.__post_init__()
 
 
@@ -101,7 +102,7 @@ def _arguments(
         if key not in names:
             raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {key!r}")
         values[key] = value
-    defaults: dict[str, Any] = cls.__record_defaults__  # type: ignore[attr-defined]
+    defaults: dict[str, Any] = cls.__frozen_defaults__  # type: ignore[attr-defined]
     pairs = []
     for name in names:
         value = values.get(name, dataclasses.MISSING)
@@ -114,11 +115,11 @@ def _arguments(
 
 
 def _values(self: Any) -> tuple[Any, ...]:
-    return tuple(getattr(self, name) for name in type(self).__record_fields__)
+    return tuple(getattr(self, name) for name in type(self).__frozen_fields__)
 
 
 def _repr(self: Any) -> str:
-    fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in type(self).__record_fields__)
+    fields = ", ".join(f"{n}={getattr(self, n)!r}" for n in type(self).__frozen_fields__)
     return f"{type(self).__qualname__}({fields})"
 
 
@@ -132,5 +133,5 @@ def _hash(self: Any) -> int:
     return hash(_values(self))
 
 
-def _frozen(self: Any, name: str, value: Any = None) -> None:
+def _refuse_change(self: Any, name: str, value: Any = None) -> None:
     raise AttributeError(f"cannot assign to field {name!r}: {type(self).__name__} is frozen")

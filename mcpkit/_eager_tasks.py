@@ -1,10 +1,11 @@
 """Tasks whose first step runs at once, in the caller's turn of the event loop.
 
 A request read from stdio used to be answered in a task that the loop stepped a turn later; a
-tool that never suspends (most async tools) could have answered at once. :class:`Starter` runs
-a task's first step right away, inside a real task: ``asyncio.current_task()``,
-``asyncio.timeout()``, ``TaskGroup``, cancellation and context variables behave as in any task,
-and only what comes after the first suspension is left to the loop.
+tool that never suspends (most async tools) could have answered at once.
+:class:`EagerTaskStarter` runs a task's first step right away, inside a real task:
+``asyncio.current_task()``, ``asyncio.timeout()``, ``TaskGroup``, cancellation and context
+variables behave as in any task, and only what comes after the first suspension is left to the
+loop.
 
 - Python 3.12+ has this built in: ``Task(..., eager_start=True)``.
 - Python 3.11 does it by hand, with a task made ahead of time: that needs interpreter
@@ -25,10 +26,10 @@ try:
 except ImportError:  # pragma: no cover - deleted: the public API starts every task
     _speedups = None  # type: ignore[assignment]
 
-__all__ = ["Starter"]
+__all__ = ["EagerTaskStarter"]
 
 
-class Starter:
+class EagerTaskStarter:
     """Starts the tasks of one event loop, their first step run at once where this Python
     allows it (:mod:`mcpkit._speedups`' spare task on 3.11, when present)."""
 

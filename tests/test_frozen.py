@@ -1,4 +1,4 @@
-"""``@record``: the value classes behave like frozen dataclasses, built without compiling."""
+"""``@frozen``: the value classes behave like frozen dataclasses, built without compiling."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from mcpkit import App, Image, Text, ToolResult
-from mcpkit._records import record
+from mcpkit._frozen import frozen
 from mcpkit.context import ElicitResult
 from mcpkit.testing import Client
 
 
-@record
+@frozen
 class Point:
     x: int
     y: int = 0
@@ -25,7 +25,7 @@ class Point:
             raise ValueError("x must not be negative")
 
 
-@record
+@frozen
 class Named(Point):
     name: str = "origin"
 
@@ -106,13 +106,13 @@ def test_signature_and_match_args_list_the_fields() -> None:
 def test_a_required_field_after_a_default_is_refused() -> None:
     with pytest.raises(TypeError, match="field 'b' without a default follows one with"):
 
-        @record
+        @frozen
         class Wrong:
             a: int = 0
             b: int  # type: ignore[misc]
 
 
-def test_the_public_value_classes_are_records() -> None:
+def test_the_public_value_classes_are_frozen() -> None:
     assert Text("hi") == Text("hi")
     assert repr(ToolResult(structured={"a": 1})) == (
         "ToolResult(content=None, structured={'a': 1}, is_error=False, meta=None)"
@@ -126,7 +126,7 @@ def test_the_public_value_classes_are_records() -> None:
         Text("a").text = "b"  # type: ignore[misc]
 
 
-def test_records_are_dataclasses_to_the_standard_library() -> None:
+def test_frozen_classes_are_dataclasses_to_the_standard_library() -> None:
     kind: type = Text
     assert dataclasses.is_dataclass(kind)
     assert [f.name for f in dataclasses.fields(Text)] == ["text", "annotations", "meta"]
@@ -140,7 +140,7 @@ def test_records_are_dataclasses_to_the_standard_library() -> None:
     }
 
 
-def test_pydantic_validates_serializes_and_describes_records() -> None:
+def test_pydantic_validates_serializes_and_describes_frozen_classes() -> None:
     from pydantic import TypeAdapter
     from pydantic_core import to_json
 
@@ -157,7 +157,7 @@ def test_pydantic_validates_serializes_and_describes_records() -> None:
     )
 
 
-def test_a_tool_may_return_records_inside_its_data() -> None:
+def test_a_tool_may_return_frozen_values_inside_its_data() -> None:
 
     from mcpkit.context import ElicitResult
 
