@@ -4,8 +4,10 @@ sends is collected, so a test can read a streamed answer while the request is st
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+import threading
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 from http_support import ACCEPT_BOTH, Reply, sse_events
@@ -25,13 +27,19 @@ class Exchange:
         method: str,
         body: Any = None,
         headers: Mapping[str, str] | None = None,
+        *,
+        path: str = "/mcp",
+        raw: bytes | None = None,
     ) -> None:
-        self.body = b"" if body is None else json.dumps(body).encode()
+        self.body = raw if raw is not None else b"" if body is None else json.dumps(body).encode()
         sent = {**DEFAULTS, **(headers or {})}
+        if raw is not None or body is not None:
+            sent["content-length"] = str(len(self.body))
+        sent = {k.lower(): v for k, v in sent.items() if v != ""}  # "" removes a default header
         self.scope = {
             "type": "http",
             "method": method,
-            "path": "/mcp",
+            "path": path,
             "root_path": "",
             "scheme": "http",
             "headers": [(k.encode(), v.encode()) for k, v in sent.items()],
@@ -96,3 +104,54 @@ def run(test: Callable[[], Awaitable[None]]) -> None:
         await asyncio.wait_for(test(), TIMEOUT)
 
     asyncio.run(main())
+
+
+class InProcess:
+    """An ``HttpApp`` served by an event loop in a thread, no socket: what a synchronous test
+    hands to ``http_support.request``/``post`` in place of a uvicorn port. The App's lifespan is
+    entered before the first request and left on exit, as a server would."""
+
+    port = 8000  # what the Host header names by default (the scope's server address)
+
+    def __init__(self, asgi: HttpApp) -> None:
+        self.asgi = asgi
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    def request(
+        self,
+        method: str,
+        body: Any,
+        headers: Mapping[str, str],
+        *,
+        path: str = "/mcp",
+        raw: bytes | None = None,
+    ) -> Reply:
+        async def exchange() -> Reply:
+            return await Exchange(self.asgi, method, body, headers, path=path, raw=raw).reply()
+
+        return asyncio.run_coroutine_threadsafe(exchange(), self.loop).result(TIMEOUT)
+
+    def _call(self, work: Callable[[], Awaitable[None]]) -> None:
+        asyncio.run_coroutine_threadsafe(_awaited(work), self.loop).result(TIMEOUT)
+
+    @contextlib.contextmanager
+    def serving(self) -> Iterator[InProcess]:
+        self.thread.start()
+        try:
+            self._call(self.asgi.start)
+            yield self
+            self._call(self.asgi.aclose)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(TIMEOUT)
+            self.loop.close()
+
+
+async def _awaited(work: Callable[[], Awaitable[None]]) -> None:
+    await work()
+
+
+def in_process(asgi: HttpApp) -> contextlib.AbstractContextManager[InProcess]:
+    """Serve ``asgi`` in-process for synchronous tests (``with in_process(asgi) as server``)."""
+    return InProcess(asgi).serving()
