@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import json
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping, MutableMapping
 from typing import Any
 
 from http_support import ACCEPT_BOTH, Reply, sse_events
@@ -15,15 +15,17 @@ from http_support import ACCEPT_BOTH, Reply, sse_events
 from mcpkit.transports.http import HttpApp
 
 TIMEOUT = 5.0
+Headers = Mapping[str, str] | None
 DEFAULTS = {"host": "127.0.0.1:8000", "content-type": "application/json", "accept": ACCEPT_BOTH}
 
 
-class Exchange:
-    """One HTTP request served in its own task; ``close()`` is the client hanging up."""
+class Request:
+    """One HTTP request's side of ASGI, served when the caller chooses: ``serve(asgi)`` is the
+    coroutine (a test can run it in its own task, or none). ``receive`` gives the body, then
+    waits for ``close()``, the client hanging up; ``sent`` is every message the app sent."""
 
     def __init__(
         self,
-        asgi: HttpApp,
         method: str,
         body: Any = None,
         headers: Mapping[str, str] | None = None,
@@ -48,12 +50,14 @@ class Exchange:
         }
         self.read = False
         self.gone = asyncio.Event()
+        self.sent: list[dict[str, Any]] = []
         self.status = 0
         self.headers: dict[str, str] = {}
         self.received = bytearray()
         self.arrived = asyncio.Event()
-        self.taken = 0
-        self.task = asyncio.ensure_future(asgi(self.scope, self._receive, self._send))
+
+    def serve(self, asgi: HttpApp) -> Coroutine[Any, Any, None]:
+        return asgi(self.scope, self._receive, self._send)
 
     async def _receive(self) -> dict[str, Any]:
         if not self.read:
@@ -63,12 +67,27 @@ class Exchange:
         return {"type": "http.disconnect"}
 
     async def _send(self, message: MutableMapping[str, Any]) -> None:
+        self.sent.append(dict(message))
         if message["type"] == "http.response.start":
             self.status = message["status"]
             self.headers = {k.decode(): v.decode() for k, v in message.get("headers", [])}
         else:
             self.received += message.get("body", b"")
         self.arrived.set()
+
+    def close(self) -> None:
+        self.gone.set()
+
+
+class Exchange(Request):
+    """One HTTP request served in its own task from the start."""
+
+    def __init__(
+        self, asgi: HttpApp, method: str, body: Any = None, headers: Headers = None
+    ) -> None:
+        super().__init__(method, body, headers)
+        self.taken = 0
+        self.task = asyncio.ensure_future(self.serve(asgi))
 
     async def reply(self) -> Reply:
         """The whole answer, once the request is over."""
@@ -86,9 +105,6 @@ class Exchange:
             assert not self.task.done(), "the stream ended"
             self.arrived.clear()
             await self.arrived.wait()
-
-    def close(self) -> None:
-        self.gone.set()
 
 
 async def request(
@@ -128,7 +144,9 @@ class InProcess:
         raw: bytes | None = None,
     ) -> Reply:
         async def exchange() -> Reply:
-            return await Exchange(self.asgi, method, body, headers, path=path, raw=raw).reply()
+            sent = Request(method, body, headers, path=path, raw=raw)
+            await sent.serve(self.asgi)
+            return Reply(sent.status, sent.headers, bytes(sent.received))
 
         return asyncio.run_coroutine_threadsafe(exchange(), self.loop).result(TIMEOUT)
 
