@@ -3,7 +3,7 @@ progress, logging (and ``logging/setLevel``), the request's facts in both eras.
 
 Elsewhere, next to the feature each belongs to: ``ctx.state`` (``test_lifespan.py``),
 ``elicit``/``sample``/``list_roots`` per era (``test_elicitation.py``), ``read_resource``
-(``test_resources.py``), ``principal`` (``test_http_sessions.py``)."""
+(``test_resources.py``), ``principal`` under HTTP auth (``test_http_client.py``)."""
 
 from __future__ import annotations
 
@@ -232,3 +232,18 @@ def test_the_context_knows_the_request_in_both_eras() -> None:
     expected = {"client_info": info, "client_capabilities": caps}
     assert handshake == {"request_id": "r-1", "protocol_version": "2025-06-18", **expected}
     assert stateless == {"request_id": 5, "protocol_version": "2026-07-28", **expected}
+
+
+@app.tool
+def principal(ctx: Context) -> str:
+    """Who the caller is, as text."""
+    return repr(ctx.principal)
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2026-07-28"])
+def test_without_http_auth_the_principal_is_none(version: str) -> None:
+    async def scenario() -> Any:
+        async with Client(app, protocol_version=version) as client:
+            return await client.call_tool("principal", {})
+
+    assert run(scenario())["content"] == [{"type": "text", "text": "None"}]
