@@ -319,22 +319,16 @@ def test_stateless_era_call_answers_with_result_type(server: InProcess) -> None:
     ("meta", "headers", "status", "code"),
     [
         ({}, {}, 400, -32602),
-        ({"io.modelcontextprotocol/protocolVersion": MODERN}, {}, 400, -32602),
-        (META, {"mcp-protocol-version": ""}, 400, -32020),
         (META, {"mcp-protocol-version": "2025-11-25"}, 400, -32020),
-        ({**META, "io.modelcontextprotocol/protocolVersion": "v9"}, {}, 400, -32020),
         (
             {**META, "io.modelcontextprotocol/protocolVersion": "v9"},
             {"mcp-protocol-version": "v9"},
             400,
             -32022,
         ),
-        (META, {"mcp-method": ""}, 400, -32020),
-        (META, {"mcp-method": "TOOLS/LIST"}, 400, -32020),
-        (META, {"mcp-method": "prompts/list"}, 400, -32020),
     ],
 )
-def test_stateless_era_error_order(
+def test_stateless_era_errors_are_400(  # each rule, in order: test_incoming.py
     server: InProcess, meta: dict[str, Any], headers: dict[str, str], status: int, code: int
 ) -> None:
     body = {"jsonrpc": "2.0", "id": 77, "method": "tools/list", "params": {"_meta": meta}}
@@ -350,19 +344,6 @@ def test_header_names_are_case_insensitive_and_values_trimmed(server: InProcess)
     body = modern_call(1, "echo", {"text": "x"})
     headers = {"MCP-PROTOCOL-VERSION": MODERN, "MCP-METHOD": "tools/call", "Mcp-Name": "  echo  "}
     assert post(server, body, headers).status == 200
-
-
-@pytest.mark.parametrize(
-    ("name_header", "ok"),
-    [("echo", True), ("=?base64?ZWNobw==?=", True), ("wrong", False), ("", False)],
-)
-def test_mcp_name_is_required_and_checked(server: InProcess, name_header: str, ok: bool) -> None:
-    reply = post(
-        server, modern_call(1, "echo", {"text": "x"}), modern_headers("tools/call", name_header)
-    )
-    assert reply.status == (200 if ok else 400)
-    if not ok:
-        assert reply.json["error"]["code"] == -32020
 
 
 def test_unknown_and_removed_methods_are_404(server: InProcess) -> None:
@@ -422,38 +403,18 @@ def test_closing_the_stream_cancels_a_stateless_era_call(port: int) -> None:
 # -------------------------------------------------------------------------- x-mcp-header
 
 
-def located(arguments: dict[str, Any], **params: str) -> tuple[int, Any]:
-    headers = modern_headers("tools/call", "located", **params)
-    return 0, (modern_call(1, "located", arguments), headers)
-
-
 @pytest.mark.parametrize(
     ("arguments", "params", "ok"),
     [
         ({"region": "Hello"}, {"mcp-param-region": "=?base64?SGVsbG8=?="}, True),
-        ({"region": "Hello"}, {"mcp-param-region": "=?base64?SGVsbG8?="}, False),
-        ({"region": "Hello"}, {"mcp-param-region": "=?base64?SGVs!!!bG8=?="}, False),
-        ({"region": "SGVsbG8="}, {"mcp-param-region": "SGVsbG8="}, True),
-        ({"region": "=?base64?SGVsbG8="}, {"mcp-param-region": "=?base64?SGVsbG8="}, True),
-        ({"region": "test-value"}, {}, False),
-        ({"region": "eu"}, {"Mcp-Param-REGION": "eu"}, True),
         ({"region": "eu"}, {"mcp-param-region": "us"}, False),
-        ({"region": None}, {}, True),
-        ({"note": "no header"}, {}, True),
-        ({"count": 42}, {"mcp-param-count": "42.0"}, True),
-        ({"count": 42}, {"mcp-param-count": "042"}, True),
-        ({"count": 42}, {"mcp-param-count": "43"}, False),
-        ({"count": 42}, {"mcp-param-count": "forty-two"}, False),
-        ({"flag": True}, {"mcp-param-flag": "true"}, True),
-        ({"flag": False}, {"mcp-param-flag": "False"}, False),
-        ({"place": {"zone": "z1"}}, {"mcp-param-zone": "z1"}, True),
-        ({"place": {"zone": "z1"}}, {}, False),
-        ({"region": "Zürich"}, {"mcp-param-region": "=?base64?WsO8cmljaA==?="}, True),
     ],
 )
 def test_x_mcp_header_params(
     server: InProcess, arguments: dict[str, Any], params: dict[str, str], ok: bool
 ) -> None:
+    """The header rules themselves are tested at the core (test_incoming.py); here, what a
+    refusal is over HTTP."""
     headers = modern_headers("tools/call", "located", **params)
     reply = post(server, modern_call(1, "located", arguments), headers)
     assert reply.status == (200 if ok else 400), reply.body
