@@ -302,3 +302,21 @@ def test_mcp_name_is_required_and_checked(name_header: str, ok: bool) -> None:
     assert ("result" in response) is ok, response
     if not ok:
         assert response["error"]["code"] == -32020
+
+
+def test_a_stateless_notification_is_accepted_and_a_stateless_batch_refused(
+    server: Server,
+) -> None:
+    note = {"jsonrpc": "2.0", "method": "notifications/x", "params": {"_meta": META}}
+    headers = {"mcp-protocol-version": [MODERN]}
+    incoming = server.admit(json.dumps(note).encode(), headers)
+    assert (incoming.stateless, incoming.accepted) == (True, True)
+    batch = json.dumps([json.loads(body("tools/list", {"_meta": META}))]).encode()
+    assert refusal(server, batch, headers) == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": "Invalid Request: batches exist only in protocol version 2025-03-26",
+        },
+    }
