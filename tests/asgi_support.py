@@ -50,6 +50,7 @@ class Request:
         }
         self.read = False
         self.gone = asyncio.Event()
+        self.watched = asyncio.Event()  # the app waits for a disconnect (receive after the body)
         self.sent: list[dict[str, Any]] = []
         self.status = 0
         self.headers: dict[str, str] = {}
@@ -63,6 +64,7 @@ class Request:
         if not self.read:
             self.read = True
             return {"type": "http.request", "body": self.body, "more_body": False}
+        self.watched.set()
         await self.gone.wait()
         return {"type": "http.disconnect"}
 
