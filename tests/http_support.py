@@ -1,4 +1,5 @@
-"""Helpers for the HTTP tests: a uvicorn server in a thread, raw requests, SSE parsing."""
+"""Helpers for the HTTP tests: a uvicorn server in a thread, raw requests, SSE parsing; each
+request helper takes a uvicorn port or a server driven in-process (``asgi_support.in_process``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import uvicorn
 
@@ -76,8 +77,27 @@ class Reply:
         return [self.json]
 
 
+class Served(Protocol):
+    """A server driven without a socket (``asgi_support.InProcess``)."""
+
+    port: int
+
+    def request(
+        self,
+        method: str,
+        body: Any,
+        headers: Mapping[str, str],
+        *,
+        path: str = ...,
+        raw: bytes | None = ...,
+    ) -> Reply: ...
+
+
+Target = int | Served  # a uvicorn port, or a server driven in-process
+
+
 def request(
-    port: int,
+    port: Target,
     method: str,
     body: Any = None,
     headers: Mapping[str, str] | None = None,
@@ -86,6 +106,8 @@ def request(
     raw: bytes | None = None,
 ) -> Reply:
     """One HTTP request with the usual MCP headers (``headers`` override them)."""
+    if not isinstance(port, int):
+        return port.request(method, body, headers or {}, path=path, raw=raw)
     sent = {"content-type": "application/json", "accept": ACCEPT_BOTH}
     sent.update(headers or {})
     sent = {k: v for k, v in sent.items() if v != ""}  # "" removes a default header
@@ -101,7 +123,7 @@ def request(
         conn.close()
 
 
-def post(port: int, body: Any, headers: Mapping[str, str] | None = None, **kw: Any) -> Reply:
+def post(port: Target, body: Any, headers: Mapping[str, str] | None = None, **kw: Any) -> Reply:
     return request(port, "POST", body, headers, **kw)
 
 
@@ -118,7 +140,7 @@ def modern_call(request_id: int, name: str, arguments: dict[str, Any]) -> dict[s
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
 
 
-def initialize(port: int, version: str = "2025-11-25", **headers: str) -> str:
+def initialize(port: Target, version: str = "2025-11-25", **headers: str) -> str:
     """Open a handshake-era session; returns its id."""
     params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t", "v": 1}}
     body = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}

@@ -1,4 +1,7 @@
-"""Streamable HTTP over real sockets, with raw requests: status codes, headers, both eras."""
+"""Streamable HTTP with raw requests: status codes, headers, both eras.
+
+Driven in-process (``asgi_support.in_process``: no socket); the few tests about what only a
+socket does (a client closing its connection, raw header bytes, chunked framing) use uvicorn."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from typing import Any
 
 import http_app
 import pytest
+from asgi_support import InProcess, in_process
 from http_support import (
     LIST,
     META,
@@ -30,14 +34,22 @@ from mcpkit.transports.http import HttpApp
 
 
 @pytest.fixture(scope="module")
-def port() -> Iterator[int]:
-    with serve(http_app.app.asgi()) as bound:
-        yield bound
+def server() -> Iterator[InProcess]:
+    with in_process(http_app.app.asgi()) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")
-def stateless_port() -> Iterator[int]:
-    with serve(http_app.app.asgi(stateless=True)) as bound:
+def stateless_server() -> Iterator[InProcess]:
+    with in_process(http_app.app.asgi(stateless=True)) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def port() -> Iterator[int]:
+    """A real uvicorn socket, for the tests about what only a socket does (a client closing
+    its connection, raw header bytes, chunked framing)."""
+    with serve(http_app.app.asgi()) as bound:
         yield bound
 
 
@@ -49,52 +61,52 @@ def call(request_id: int, name: str, arguments: dict[str, Any], **meta: Any) -> 
 # ------------------------------------------------------------------------ handshake era
 
 
-def test_initialize_mints_a_random_visible_ascii_session_id(port: int) -> None:
-    first, second = initialize(port), initialize(port)
+def test_initialize_mints_a_random_visible_ascii_session_id(server: InProcess) -> None:
+    first, second = initialize(server), initialize(server)
     assert first != second
     assert len(first) >= 32
     assert all(0x21 <= ord(ch) <= 0x7E for ch in first)
 
 
-def test_requests_need_a_live_session(port: int) -> None:
-    assert post(port, LIST).status == 400
-    unknown = post(port, LIST, {"mcp-session-id": "nope"})
+def test_requests_need_a_live_session(server: InProcess) -> None:
+    assert post(server, LIST).status == 400
+    unknown = post(server, LIST, {"mcp-session-id": "nope"})
     assert unknown.status == 404
     assert unknown.json["id"] == 1
-    session = initialize(port)
-    assert post(port, LIST, {"mcp-session-id": session}).status == 200
-    assert request(port, "DELETE", headers={"mcp-session-id": session}).status == 204
-    assert post(port, LIST, {"mcp-session-id": session}).status == 404
-    assert request(port, "DELETE", headers={"mcp-session-id": session}).status == 404
+    session = initialize(server)
+    assert post(server, LIST, {"mcp-session-id": session}).status == 200
+    assert request(server, "DELETE", headers={"mcp-session-id": session}).status == 204
+    assert post(server, LIST, {"mcp-session-id": session}).status == 404
+    assert request(server, "DELETE", headers={"mcp-session-id": session}).status == 404
 
 
-def test_get_and_delete_without_a_session_are_not_allowed(port: int) -> None:
+def test_get_and_delete_without_a_session_are_not_allowed(server: InProcess) -> None:
     for method in ("GET", "DELETE"):
-        reply = request(port, method, headers={"accept": "text/event-stream"})
+        reply = request(server, method, headers={"accept": "text/event-stream"})
         assert reply.status == 405
         assert "POST" in reply.headers["allow"]
-    assert request(port, "PUT", {}).status == 405
+    assert request(server, "PUT", {}).status == 405
 
 
-def test_protocol_version_header_is_validated_not_obeyed(port: int) -> None:
-    session = initialize(port)
+def test_protocol_version_header_is_validated_not_obeyed(server: InProcess) -> None:
+    session = initialize(server)
     for version in ("2025-03-26", "2025-06-18", "2025-11-25"):
         headers = {"mcp-session-id": session, "mcp-protocol-version": version}
-        assert post(port, LIST, headers).status == 200
-    bad = post(port, LIST, {"mcp-session-id": session, "mcp-protocol-version": "2099-01-01"})
+        assert post(server, LIST, headers).status == 200
+    bad = post(server, LIST, {"mcp-session-id": session, "mcp-protocol-version": "2099-01-01"})
     assert bad.status == 400
     assert bad.json["id"] == 1
-    assert post(port, LIST, {"mcp-protocol-version": "nonsense"}).status == 400
+    assert post(server, LIST, {"mcp-protocol-version": "nonsense"}).status == 400
 
 
 def test_a_request_that_emits_notifications_answers_as_sse_with_a_priming_event(
-    port: int,
+    server: InProcess,
 ) -> None:
-    session = initialize(port)
+    session = initialize(server)
     headers = {"mcp-session-id": session}
     level = {"jsonrpc": "2.0", "id": 1, "method": "logging/setLevel", "params": {"level": "info"}}
-    assert post(port, level, headers).status == 200
-    reply = post(port, call(2, "chatty", {}, progressToken="tok"), headers)
+    assert post(server, level, headers).status == 200
+    reply = post(server, call(2, "chatty", {}, progressToken="tok"), headers)
     assert reply.status == 200
     assert reply.headers["content-type"].startswith("text/event-stream")
     assert reply.headers["x-accel-buffering"] == "no"
@@ -107,32 +119,32 @@ def test_a_request_that_emits_notifications_answers_as_sse_with_a_priming_event(
     assert len({event_id for event_id, _ in events}) == len(events)
 
 
-def test_no_priming_event_before_2025_11_25(port: int) -> None:
-    session = initialize(port, "2025-06-18")
-    reply = post(port, call(2, "chatty", {}, progressToken=7), {"mcp-session-id": session})
+def test_no_priming_event_before_2025_11_25(server: InProcess) -> None:
+    session = initialize(server, "2025-06-18")
+    reply = post(server, call(2, "chatty", {}, progressToken=7), {"mcp-session-id": session})
     assert reply.events[0][1] != ""
 
 
-def test_a_quiet_request_answers_json_and_notifications_answer_202(port: int) -> None:
-    session = initialize(port)
-    reply = post(port, call(1, "echo", {"text": "hi"}), {"mcp-session-id": session})
+def test_a_quiet_request_answers_json_and_notifications_answer_202(server: InProcess) -> None:
+    session = initialize(server)
+    reply = post(server, call(1, "echo", {"text": "hi"}), {"mcp-session-id": session})
     assert reply.headers["content-type"] == "application/json"
     assert reply.json["result"]["content"][0]["text"] == "hi"
     response = {"jsonrpc": "2.0", "id": "mcpkit-99", "result": {}}
-    reply = post(port, response, {"mcp-session-id": session})
+    reply = post(server, response, {"mcp-session-id": session})
     assert (reply.status, reply.body) == (202, b"")
 
 
-def test_batches_follow_the_sessions_version(port: int) -> None:
+def test_batches_follow_the_sessions_version(server: InProcess) -> None:
     batch = [LIST, {"jsonrpc": "2.0", "id": 2, "method": "ping"}]
-    old = initialize(port, "2025-03-26")
-    reply = post(port, batch, {"mcp-session-id": old})
+    old = initialize(server, "2025-03-26")
+    reply = post(server, batch, {"mcp-session-id": old})
     assert reply.status == 200
     assert sorted(m["id"] for m in reply.json) == [1, 2]
     notes = [{"jsonrpc": "2.0", "method": "notifications/initialized"}]
-    assert post(port, notes, {"mcp-session-id": old}).status == 202
-    new = initialize(port)
-    rejected = post(port, batch, {"mcp-session-id": new})
+    assert post(server, notes, {"mcp-session-id": old}).status == 202
+    new = initialize(server)
+    rejected = post(server, batch, {"mcp-session-id": new})
     assert rejected.status == 400
     assert rejected.json["error"]["code"] == -32600
 
@@ -175,33 +187,37 @@ def test_get_opens_the_sessions_stream_for_server_messages(port: int) -> None:
     sock.close()
 
 
-def test_get_needs_an_event_stream_accept(port: int) -> None:
-    session = initialize(port)
-    reply = request(port, "GET", headers={"mcp-session-id": session, "accept": "application/json"})
+def test_get_needs_an_event_stream_accept(server: InProcess) -> None:
+    session = initialize(server)
+    reply = request(
+        server, "GET", headers={"mcp-session-id": session, "accept": "application/json"}
+    )
     assert reply.status == 406
 
 
 # ------------------------------------------------------------------------ stateless mode
 
 
-def test_stateless_mode_serves_handshake_requests_without_sessions(stateless_port: int) -> None:
+def test_stateless_mode_serves_handshake_requests_without_sessions(
+    stateless_server: InProcess,
+) -> None:
     params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
     init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
-    reply = post(stateless_port, init)
+    reply = post(stateless_server, init)
     assert reply.status == 200
     assert "mcp-session-id" not in reply.headers
-    listed = post(stateless_port, LIST, {"mcp-protocol-version": "2025-11-25"})
+    listed = post(stateless_server, LIST, {"mcp-protocol-version": "2025-11-25"})
     assert [t["name"] for t in listed.json["result"]["tools"]][:2] == ["echo", "pid"]
-    assert post(stateless_port, LIST, {"mcp-session-id": "ignored"}).status == 200
-    assert request(stateless_port, "GET", headers={"accept": "text/event-stream"}).status == 405
-    assert request(stateless_port, "DELETE", headers={"mcp-session-id": "x"}).status == 405
+    assert post(stateless_server, LIST, {"mcp-session-id": "ignored"}).status == 200
+    assert request(stateless_server, "GET", headers={"accept": "text/event-stream"}).status == 405
+    assert request(stateless_server, "DELETE", headers={"mcp-session-id": "x"}).status == 405
 
 
-def test_stateless_mode_batches_only_at_2025_03_26(stateless_port: int) -> None:
+def test_stateless_mode_batches_only_at_2025_03_26(stateless_server: InProcess) -> None:
     batch = [LIST, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}]
-    assert len(post(stateless_port, batch).json) == 2  # no header: 2025-03-26
-    assert len(post(stateless_port, batch, {"mcp-protocol-version": "2025-03-26"}).json) == 2
-    reply = post(stateless_port, batch, {"mcp-protocol-version": "2025-06-18"})
+    assert len(post(stateless_server, batch).json) == 2  # no header: 2025-03-26
+    assert len(post(stateless_server, batch, {"mcp-protocol-version": "2025-03-26"}).json) == 2
+    reply = post(stateless_server, batch, {"mcp-protocol-version": "2025-06-18"})
     assert reply.status == 400
     assert reply.json["error"]["code"] == -32600
 
@@ -254,7 +270,7 @@ def test_a_batch_runs_at_most_64_members_at_once_and_1000_in_all() -> None:
         }
         for i in range(100)
     ]
-    with serve(gated.asgi(stateless=True)) as bound:  # no version header: 2025-03-26
+    with in_process(gated.asgi(stateless=True)) as bound:  # no version header: 2025-03-26
         opener = threading.Thread(target=gate.open_when_running, args=(64,))
         opener.start()
         reply = post(bound, batch)
@@ -278,21 +294,22 @@ def test_a_batch_runs_at_most_64_members_at_once_and_1000_in_all() -> None:
     )
 
 
-def test_stateless_mode_cancels_a_call_whose_client_left(stateless_port: int) -> None:
+def test_stateless_mode_cancels_a_call_whose_client_left() -> None:
     http_app.CANCELLED.clear()
     http_app.STARTED.clear()
-    sock = _send_raw(stateless_port, call(1, "slow", {"seconds": 30}), {})
-    assert http_app.STARTED.wait(5)
-    sock.close()
-    assert http_app.CANCELLED.wait(5)
+    with serve(http_app.app.asgi(stateless=True)) as stateless_port:
+        sock = _send_raw(stateless_port, call(1, "slow", {"seconds": 30}), {})
+        assert http_app.STARTED.wait(5)
+        sock.close()
+        assert http_app.CANCELLED.wait(5)
 
 
 # ------------------------------------------------------------------------ stateless era
 
 
-def test_stateless_era_call_answers_with_result_type(port: int) -> None:
+def test_stateless_era_call_answers_with_result_type(server: InProcess) -> None:
     body = modern_call(1, "echo", {"text": "hi"})
-    reply = post(port, body, modern_headers("tools/call", "echo", **{"mcp-session-id": "x"}))
+    reply = post(server, body, modern_headers("tools/call", "echo", **{"mcp-session-id": "x"}))
     assert reply.status == 200
     assert reply.json["result"]["resultType"] == "complete"
     assert "mcp-session-id" not in reply.headers
@@ -302,26 +319,20 @@ def test_stateless_era_call_answers_with_result_type(port: int) -> None:
     ("meta", "headers", "status", "code"),
     [
         ({}, {}, 400, -32602),
-        ({"io.modelcontextprotocol/protocolVersion": MODERN}, {}, 400, -32602),
-        (META, {"mcp-protocol-version": ""}, 400, -32020),
         (META, {"mcp-protocol-version": "2025-11-25"}, 400, -32020),
-        ({**META, "io.modelcontextprotocol/protocolVersion": "v9"}, {}, 400, -32020),
         (
             {**META, "io.modelcontextprotocol/protocolVersion": "v9"},
             {"mcp-protocol-version": "v9"},
             400,
             -32022,
         ),
-        (META, {"mcp-method": ""}, 400, -32020),
-        (META, {"mcp-method": "TOOLS/LIST"}, 400, -32020),
-        (META, {"mcp-method": "prompts/list"}, 400, -32020),
     ],
 )
-def test_stateless_era_error_order(
-    port: int, meta: dict[str, Any], headers: dict[str, str], status: int, code: int
+def test_stateless_era_errors_are_400(  # each rule, in order: test_incoming.py
+    server: InProcess, meta: dict[str, Any], headers: dict[str, str], status: int, code: int
 ) -> None:
     body = {"jsonrpc": "2.0", "id": 77, "method": "tools/list", "params": {"_meta": meta}}
-    reply = post(port, body, {**modern_headers("tools/list"), **headers})
+    reply = post(server, body, {**modern_headers("tools/list"), **headers})
     assert reply.status == status, reply.body
     assert reply.json["id"] == 77
     assert reply.json["error"]["code"] == code
@@ -329,29 +340,16 @@ def test_stateless_era_error_order(
         assert reply.json["error"]["data"] == {"supported": ["2026-07-28"], "requested": "v9"}
 
 
-def test_header_names_are_case_insensitive_and_values_trimmed(port: int) -> None:
+def test_header_names_are_case_insensitive_and_values_trimmed(server: InProcess) -> None:
     body = modern_call(1, "echo", {"text": "x"})
     headers = {"MCP-PROTOCOL-VERSION": MODERN, "MCP-METHOD": "tools/call", "Mcp-Name": "  echo  "}
-    assert post(port, body, headers).status == 200
+    assert post(server, body, headers).status == 200
 
 
-@pytest.mark.parametrize(
-    ("name_header", "ok"),
-    [("echo", True), ("=?base64?ZWNobw==?=", True), ("wrong", False), ("", False)],
-)
-def test_mcp_name_is_required_and_checked(port: int, name_header: str, ok: bool) -> None:
-    reply = post(
-        port, modern_call(1, "echo", {"text": "x"}), modern_headers("tools/call", name_header)
-    )
-    assert reply.status == (200 if ok else 400)
-    if not ok:
-        assert reply.json["error"]["code"] == -32020
-
-
-def test_unknown_and_removed_methods_are_404(port: int) -> None:
+def test_unknown_and_removed_methods_are_404(server: InProcess) -> None:
     for method in ("unknown/method", "initialize", "ping", "logging/setLevel"):
         body = {"jsonrpc": "2.0", "id": 500, "method": method, "params": {"_meta": META}}
-        reply = post(port, body, modern_headers(method))
+        reply = post(server, body, modern_headers(method))
         assert reply.status == 404, method
         assert reply.json["error"]["code"] == -32601
         assert reply.json["id"] == 500
@@ -365,25 +363,25 @@ def test_missing_client_capability_is_400() -> None:
         """Needs sampling."""
         raise ClientCapabilityError({"sampling": {}})
 
-    with serve(needy.asgi()) as bound:
+    with in_process(needy.asgi()) as bound:
         reply = post(bound, modern_call(9, "sample", {}), modern_headers("tools/call", "sample"))
     assert reply.status == 400
     assert reply.json["error"]["code"] == -32021
     assert reply.json["id"] == 9
 
 
-def test_stateless_era_notifications_are_202_and_batches_400(port: int) -> None:
+def test_stateless_era_notifications_are_202_and_batches_400(server: InProcess) -> None:
     note = {"jsonrpc": "2.0", "method": "notifications/x", "params": {"_meta": META}}
-    assert post(port, note, {"mcp-protocol-version": MODERN}).status == 202
-    reply = post(port, [modern_call(1, "echo", {"text": "x"})], {"mcp-protocol-version": MODERN})
+    assert post(server, note, {"mcp-protocol-version": MODERN}).status == 202
+    reply = post(server, [modern_call(1, "echo", {"text": "x"})], {"mcp-protocol-version": MODERN})
     assert reply.status == 400
     assert reply.json["error"]["code"] == -32600
 
 
-def test_stateless_era_progress_streams_without_priming(port: int) -> None:
+def test_stateless_era_progress_streams_without_priming(server: InProcess) -> None:
     meta = {**META, "progressToken": "progress-test-1"}
     body = call(3, "chatty", {}, **meta)
-    reply = post(port, body, modern_headers("tools/call", "chatty"))
+    reply = post(server, body, modern_headers("tools/call", "chatty"))
     assert reply.headers["content-type"].startswith("text/event-stream")
     assert all(data for _, data in reply.events)
     tokens = [m["params"]["progressToken"] for m in reply.messages[:-1]]
@@ -405,40 +403,20 @@ def test_closing_the_stream_cancels_a_stateless_era_call(port: int) -> None:
 # -------------------------------------------------------------------------- x-mcp-header
 
 
-def located(arguments: dict[str, Any], **params: str) -> tuple[int, Any]:
-    headers = modern_headers("tools/call", "located", **params)
-    return 0, (modern_call(1, "located", arguments), headers)
-
-
 @pytest.mark.parametrize(
     ("arguments", "params", "ok"),
     [
         ({"region": "Hello"}, {"mcp-param-region": "=?base64?SGVsbG8=?="}, True),
-        ({"region": "Hello"}, {"mcp-param-region": "=?base64?SGVsbG8?="}, False),
-        ({"region": "Hello"}, {"mcp-param-region": "=?base64?SGVs!!!bG8=?="}, False),
-        ({"region": "SGVsbG8="}, {"mcp-param-region": "SGVsbG8="}, True),
-        ({"region": "=?base64?SGVsbG8="}, {"mcp-param-region": "=?base64?SGVsbG8="}, True),
-        ({"region": "test-value"}, {}, False),
-        ({"region": "eu"}, {"Mcp-Param-REGION": "eu"}, True),
         ({"region": "eu"}, {"mcp-param-region": "us"}, False),
-        ({"region": None}, {}, True),
-        ({"note": "no header"}, {}, True),
-        ({"count": 42}, {"mcp-param-count": "42.0"}, True),
-        ({"count": 42}, {"mcp-param-count": "042"}, True),
-        ({"count": 42}, {"mcp-param-count": "43"}, False),
-        ({"count": 42}, {"mcp-param-count": "forty-two"}, False),
-        ({"flag": True}, {"mcp-param-flag": "true"}, True),
-        ({"flag": False}, {"mcp-param-flag": "False"}, False),
-        ({"place": {"zone": "z1"}}, {"mcp-param-zone": "z1"}, True),
-        ({"place": {"zone": "z1"}}, {}, False),
-        ({"region": "Zürich"}, {"mcp-param-region": "=?base64?WsO8cmljaA==?="}, True),
     ],
 )
 def test_x_mcp_header_params(
-    port: int, arguments: dict[str, Any], params: dict[str, str], ok: bool
+    server: InProcess, arguments: dict[str, Any], params: dict[str, str], ok: bool
 ) -> None:
+    """The header rules themselves are tested at the core (test_incoming.py); here, what a
+    refusal is over HTTP."""
     headers = modern_headers("tools/call", "located", **params)
-    reply = post(port, modern_call(1, "located", arguments), headers)
+    reply = post(server, modern_call(1, "located", arguments), headers)
     assert reply.status == (200 if ok else 400), reply.body
     if ok:
         assert "result" in reply.json
@@ -466,15 +444,15 @@ def test_x_mcp_header_rejects_raw_non_ascii_and_duplicates(port: int) -> None:
 # ------------------------------------------------------------ status codes and security
 
 
-def test_accept_content_type_and_size(port: int) -> None:
-    assert post(port, LIST, {"accept": "text/html"}).status == 406
-    assert post(port, LIST, {"accept": "application/json"}).status == 406  # SSE mode needs both
-    assert post(port, LIST, {"accept": "*/*", "mcp-session-id": "x"}).status == 404  # accepted
-    assert post(port, LIST, {"accept": "application/*, text/*"}).status == 400  # accepted
-    assert post(port, LIST, {"accept": "application/json;q=0, text/event-stream"}).status == 406
-    assert post(port, LIST, {"content-type": "text/plain"}).status == 415
-    assert post(port, LIST, {"content-type": ""}).status == 415
-    broken = post(port, None, raw=b"{not json")
+def test_accept_content_type_and_size(server: InProcess) -> None:
+    assert post(server, LIST, {"accept": "text/html"}).status == 406
+    assert post(server, LIST, {"accept": "application/json"}).status == 406  # SSE mode needs both
+    assert post(server, LIST, {"accept": "*/*", "mcp-session-id": "x"}).status == 404  # accepted
+    assert post(server, LIST, {"accept": "application/*, text/*"}).status == 400  # accepted
+    assert post(server, LIST, {"accept": "application/json;q=0, text/event-stream"}).status == 406
+    assert post(server, LIST, {"content-type": "text/plain"}).status == 415
+    assert post(server, LIST, {"content-type": ""}).status == 415
+    broken = post(server, None, raw=b"{not json")
     assert broken.status == 400
     assert broken.json == {
         "jsonrpc": "2.0",
@@ -484,7 +462,7 @@ def test_accept_content_type_and_size(port: int) -> None:
 
 
 def test_json_mode_needs_only_json_and_never_streams() -> None:
-    with serve(http_app.app.asgi(json_response=True)) as bound:
+    with in_process(http_app.app.asgi(json_response=True)) as bound:
         session = initialize(bound, accept="application/json")
         headers = {"mcp-session-id": session, "accept": "application/json"}
         reply = post(bound, call(1, "chatty", {}, progressToken=1), headers)
@@ -493,55 +471,54 @@ def test_json_mode_needs_only_json_and_never_streams() -> None:
 
 
 def test_body_limit_is_413() -> None:
-    with serve(http_app.app.asgi(max_body_bytes=100)) as bound:
+    with in_process(http_app.app.asgi(max_body_bytes=100)) as bound:
         big = {"jsonrpc": "2.0", "id": 1, "method": "x" * 200}
         assert post(bound, big).status == 413
         assert post(bound, None, raw=b"").status == 400  # an empty body is not JSON
 
 
-def test_origin_is_checked_on_every_request(port: int) -> None:
-    evil = post(port, LIST, {"origin": "http://evil.example.com"})
+def test_origin_is_checked_on_every_request(server: InProcess) -> None:
+    evil = post(server, LIST, {"origin": "http://evil.example.com"})
     assert evil.status == 403
     assert evil.json["error"]["code"] == -32600
-    assert post(port, LIST, {"origin": "http://localhost:3000"}).status == 400  # passed: no session
-    assert post(port, LIST, {"origin": "http://[::1]:3000"}).status == 400
-    assert request(port, "GET", headers={"origin": "null"}).status == 403
+    passed = post(server, LIST, {"origin": "http://localhost:3000"})
+    assert passed.status == 400  # passed the check: no session
+    assert post(server, LIST, {"origin": "http://[::1]:3000"}).status == 400
+    assert request(server, "GET", headers={"origin": "null"}).status == 403
 
 
-def test_host_is_checked_on_loopback_binds(port: int) -> None:
+def test_host_is_checked_on_loopback_binds(server: InProcess) -> None:
     params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t"}}
     init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
     rebound = {"host": "evil.example.com", "origin": "http://evil.example.com"}
-    assert post(port, init, rebound).status == 421
-    assert (
-        post(port, init, {"host": f"localhost:{port}", "origin": f"http://localhost:{port}"}).status
-        == 200
-    )
+    assert post(server, init, rebound).status == 421
+    local = {"host": f"localhost:{server.port}", "origin": f"http://localhost:{server.port}"}
+    assert post(server, init, local).status == 200
 
 
 def test_explicit_allow_lists() -> None:
     asgi = http_app.app.asgi(
         allowed_origins=["https://app.example.com"], allowed_hosts=["mcp.example.com"]
     )
-    with serve(asgi) as bound:
+    with in_process(asgi) as bound:
         ok = {"host": "mcp.example.com", "origin": "https://app.example.com"}
         assert post(bound, LIST, ok).status == 400  # through both checks: no session
         assert post(bound, LIST, {**ok, "origin": "http://localhost"}).status == 403
         assert post(bound, LIST, {**ok, "host": "localhost"}).status == 421
-    with serve(http_app.app.asgi(allowed_origins=["*"], allowed_hosts=["*"])) as bound:
+    with in_process(http_app.app.asgi(allowed_origins=["*"], allowed_hosts=["*"])) as bound:
         assert post(bound, LIST, {"host": "any", "origin": "https://any"}).status == 400
 
 
-def test_other_paths_are_plain_404(port: int) -> None:
-    assert request(port, "GET", path="/elsewhere").status == 404
-    assert request(port, "GET", path="/.well-known/oauth-protected-resource").status == 404
+def test_other_paths_are_plain_404(server: InProcess) -> None:
+    assert request(server, "GET", path="/elsewhere").status == 404
+    assert request(server, "GET", path="/.well-known/oauth-protected-resource").status == 404
 
 
-def test_errors_never_leak(port: int) -> None:
+def test_errors_never_leak(server: InProcess) -> None:
     def explode(token: str) -> None:
         raise RuntimeError("secret detail")
 
-    with serve(HttpApp(http_app.app, auth=explode)) as bound:
+    with in_process(HttpApp(http_app.app, auth=explode)) as bound:
         reply = post(bound, LIST, {"authorization": "Bearer t"})
     assert reply.status == 500
     assert b"secret" not in reply.body

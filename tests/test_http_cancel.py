@@ -13,21 +13,14 @@ import contextvars
 import json
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, MutableMapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from asgi_support import TIMEOUT, Request
 
 from mcpkit import App
 from mcpkit.transports.http import HttpApp
-
-TIMEOUT = 5.0
-HEADERS = [
-    (b"host", b"127.0.0.1:8000"),
-    (b"content-type", b"application/json"),
-    (b"accept", b"application/json, text/event-stream"),
-    (b"mcp-protocol-version", b"2025-11-25"),
-]
 
 
 class Tools:
@@ -81,50 +74,15 @@ class Tools:
         self.loop.call_soon_threadsafe(self.started.set)
 
 
-class Exchange:
-    """One POST driven by hand: ``receive`` gives the body, then waits for ``disconnect``."""
-
-    def __init__(self, name: str, arguments: dict[str, Any], request_id: int = 1) -> None:
-        message = {
-            "jsonrpc": "2.0",
-            "id": request_id,
-            "method": "tools/call",
-            "params": {"name": name, "arguments": arguments},
-        }
-        self.body = json.dumps(message).encode()
-        self.read = False
-        self.gone = asyncio.Event()
-        self.sent: list[dict[str, Any]] = []
-
-    @property
-    def scope(self) -> dict[str, Any]:
-        headers = [*HEADERS, (b"content-length", str(len(self.body)).encode())]
-        return {
-            "type": "http",
-            "method": "POST",
-            "path": "/mcp",
-            "root_path": "",
-            "scheme": "http",
-            "headers": headers,
-            "server": ("127.0.0.1", 8000),
-            "client": ("127.0.0.1", 50000),
-        }
-
-    async def receive(self) -> dict[str, Any]:
-        if not self.read:
-            self.read = True
-            return {"type": "http.request", "body": self.body, "more_body": False}
-        await self.gone.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(self, message: MutableMapping[str, Any]) -> None:
-        self.sent.append(dict(message))
-
-    def disconnect(self) -> None:
-        self.gone.set()
-
-    def serve(self, asgi: HttpApp) -> Coroutine[Any, Any, None]:
-        return asgi(self.scope, self.receive, self.send)
+def call(name: str, arguments: dict[str, Any], request_id: int = 1) -> Request:
+    """One ``tools/call`` POST, driven by hand (``close()`` is the client hanging up)."""
+    message = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+    return Request("POST", message, {"mcp-protocol-version": "2025-11-25"})
 
 
 def run(test: Callable[[Tools, HttpApp], Awaitable[None]], *, json_response: bool = True) -> None:
@@ -147,7 +105,7 @@ async def leftovers(before: set[asyncio.Task[Any]]) -> set[asyncio.Task[Any]]:
     return asyncio.all_tasks() - before - {asyncio.current_task()}
 
 
-async def cancelling_after(exchange: Exchange, asgi: HttpApp) -> int:
+async def cancelling_after(exchange: Request, asgi: HttpApp) -> int:
     """Serve ``exchange`` in this task; its pending cancellations afterwards (3.11+)."""
     await exchange.serve(asgi)
     task = asyncio.current_task()
@@ -158,17 +116,18 @@ async def cancelling_after(exchange: Exchange, asgi: HttpApp) -> int:
 
 
 @pytest.mark.parametrize("json_response", [True, False])
-@pytest.mark.parametrize("delay", [0.0, 0.05])
+@pytest.mark.parametrize("watched", [False, True])
 def test_a_disconnect_mid_call_cancels_it_and_nothing_is_answered(
-    json_response: bool, delay: float
+    json_response: bool, watched: bool
 ) -> None:
     async def test(tools: Tools, asgi: HttpApp) -> None:
         before = asyncio.all_tasks()
-        exchange = Exchange("slow", {"seconds": 30})
+        exchange = call("slow", {"seconds": 30})
         serving = asyncio.ensure_future(cancelling_after(exchange, asgi))
         await tools.started.wait()
-        await asyncio.sleep(delay)  # before and after the disconnect watch starts
-        exchange.disconnect()
+        if watched:  # before and after the disconnect watch starts
+            await exchange.watched.wait()
+        exchange.close()
         assert await serving == 0  # returns, the request's task not left cancelling
         assert tools.cancelled.is_set()
         assert exchange.sent == []
@@ -179,8 +138,8 @@ def test_a_disconnect_mid_call_cancels_it_and_nothing_is_answered(
 
 def test_a_client_gone_before_the_call_starts_still_cancels_it() -> None:
     async def test(tools: Tools, asgi: HttpApp) -> None:
-        exchange = Exchange("slow", {"seconds": 30})
-        exchange.disconnect()  # already gone: a disconnect waits in receive until read
+        exchange = call("slow", {"seconds": 30})
+        exchange.close()  # already gone: a disconnect waits in receive until read
         await exchange.serve(asgi)
         assert tools.started.is_set()
         assert tools.cancelled.is_set()
@@ -191,10 +150,10 @@ def test_a_client_gone_before_the_call_starts_still_cancels_it() -> None:
 
 def test_a_call_that_swallows_the_cancellation_is_still_not_answered() -> None:
     async def test(tools: Tools, asgi: HttpApp) -> None:
-        exchange = Exchange("stubborn", {})
+        exchange = call("stubborn", {})
         serving = asyncio.ensure_future(cancelling_after(exchange, asgi))
         await tools.started.wait()
-        exchange.disconnect()
+        exchange.close()
         assert await serving == 0
         assert tools.cancelled.is_set()
         assert exchange.sent == []
@@ -204,10 +163,10 @@ def test_a_call_that_swallows_the_cancellation_is_still_not_answered() -> None:
 
 def test_a_disconnect_during_a_sync_call_ends_the_request_without_waiting() -> None:
     async def test(tools: Tools, asgi: HttpApp) -> None:
-        exchange = Exchange("blocking", {})
+        exchange = call("blocking", {})
         serving = asyncio.ensure_future(exchange.serve(asgi))
         await tools.started.wait()
-        exchange.disconnect()
+        exchange.close()
         await serving  # the worker thread is still held: the request did not wait for it
         assert not tools.thread_done.is_set()
         assert exchange.sent == []
@@ -222,10 +181,10 @@ def test_a_disconnect_during_a_sync_call_ends_the_request_without_waiting() -> N
 def test_a_cancellation_from_outside_propagates_and_cancels_the_call() -> None:
     async def test(tools: Tools, asgi: HttpApp) -> None:
         before = asyncio.all_tasks()
-        exchange = Exchange("slow", {"seconds": 30})
+        exchange = call("slow", {"seconds": 30})
         serving = asyncio.ensure_future(exchange.serve(asgi))
         await tools.started.wait()
-        await asyncio.sleep(0.05)  # the disconnect watch is running too
+        await exchange.watched.wait()  # the disconnect watch is running too
         serving.cancel()
         with pytest.raises(asyncio.CancelledError):
             await serving
@@ -241,7 +200,7 @@ def test_answered_calls_leave_no_watcher_behind(tool: str) -> None:
     async def test(tools: Tools, asgi: HttpApp) -> None:
         before = asyncio.all_tasks()
         arguments = {"a": 1, "b": 2} if tool == "add" else {"seconds": 0.05}
-        exchange = Exchange(tool, arguments, request_id=7)
+        exchange = call(tool, arguments, request_id=7)
         assert await cancelling_after(exchange, asgi) == 0
         assert [m["type"] for m in exchange.sent] == ["http.response.start", "http.response.body"]
         assert exchange.sent[0]["status"] == 200
@@ -259,7 +218,7 @@ def test_answered_calls_leave_no_watcher_behind(tool: str) -> None:
 
 def test_requests_without_a_current_task_are_still_served() -> None:
     async def test(tools: Tools, asgi: HttpApp) -> None:
-        exchange = Exchange("add", {"a": 2, "b": 3})
+        exchange = call("add", {"a": 2, "b": 3})
         # a coroutine driven by a bare callback chain rather than a task (no current task),
         # every step in one context as a task would
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()

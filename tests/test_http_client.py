@@ -1,5 +1,5 @@
 """The official ``mcp`` client over real sockets: both eras, JSON and stateless modes,
-mounted under Starlette, and bearer-token auth."""
+mounted under Starlette, and bearer-token auth (whose raw-request rules run in-process)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import anyio
 import http_app
 import httpx2
 import pytest
+from asgi_support import InProcess, in_process
 from http_support import LIST, initialize, post, request, serve
 from mcp import Client, ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -156,8 +157,7 @@ class Principal:
         return f"Principal({self.subject!r})"
 
 
-@pytest.fixture(scope="module")
-def auth_port() -> Iterator[int]:
+def auth_endpoint() -> HttpApp:
     tokens = {
         "good": Principal("ada", {"mcp:use"}),
         "weak": Principal("bob", set()),
@@ -167,45 +167,57 @@ def auth_port() -> Iterator[int]:
         authorization_servers=("https://auth.example.com",),
         required_scopes=("mcp:use",),
     )
-    with serve(http_app.app.asgi(auth=auth, stateless=True)) as port:
+    return http_app.app.asgi(auth=auth, stateless=True)
+
+
+@pytest.fixture(scope="module")
+def auth_server() -> Iterator[InProcess]:
+    """The bearer-token rules over raw requests, in-process (no socket)."""
+    with in_process(auth_endpoint()) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def auth_port() -> Iterator[int]:
+    with serve(auth_endpoint()) as port:
         yield port
 
 
-def test_auth_401_names_the_resource_metadata(auth_port: int) -> None:
-    missing = post(auth_port, LIST)
+def test_auth_401_names_the_resource_metadata(auth_server: InProcess) -> None:
+    missing = post(auth_server, LIST)
     assert missing.status == 401
     challenge = missing.headers["www-authenticate"]
     assert challenge.startswith("Bearer ")
-    metadata = f"http://127.0.0.1:{auth_port}/.well-known/oauth-protected-resource/mcp"
+    metadata = f"http://127.0.0.1:{auth_server.port}/.well-known/oauth-protected-resource/mcp"
     assert f'resource_metadata="{metadata}"' in challenge
     assert 'scope="mcp:use"' in challenge
-    bad = post(auth_port, LIST, {"authorization": "Bearer nope"})
+    bad = post(auth_server, LIST, {"authorization": "Bearer nope"})
     assert bad.status == 401
     assert 'error="invalid_token"' in bad.headers["www-authenticate"]
-    assert post(auth_port, LIST, {"authorization": "Basic good"}).status == 401
+    assert post(auth_server, LIST, {"authorization": "Basic good"}).status == 401
 
 
-def test_auth_403_for_insufficient_scope(auth_port: int) -> None:
-    weak = post(auth_port, LIST, {"authorization": "Bearer weak"})
+def test_auth_403_for_insufficient_scope(auth_server: InProcess) -> None:
+    weak = post(auth_server, LIST, {"authorization": "Bearer weak"})
     assert weak.status == 403
     assert 'error="insufficient_scope"' in weak.headers["www-authenticate"]
 
 
-def test_auth_metadata_documents(auth_port: int) -> None:
+def test_auth_metadata_documents(auth_server: InProcess) -> None:
     for path in (
         "/.well-known/oauth-protected-resource",
         "/.well-known/oauth-protected-resource/mcp",
     ):
-        reply = request(auth_port, "GET", path=path)
+        reply = request(auth_server, "GET", path=path)
         assert reply.status == 200
         assert reply.json == {
-            "resource": f"http://127.0.0.1:{auth_port}/mcp",
+            "resource": f"http://127.0.0.1:{auth_server.port}/mcp",
             "authorization_servers": ["https://auth.example.com"],
             "bearer_methods_supported": ["header"],
             "scopes_supported": ["mcp:use"],
         }
     assert (
-        request(auth_port, "POST", {}, path="/.well-known/oauth-protected-resource").status == 405
+        request(auth_server, "POST", {}, path="/.well-known/oauth-protected-resource").status == 405
     )
 
 
@@ -230,10 +242,10 @@ def test_async_verifiers_and_dict_principals() -> None:
         return {"sub": token, "scope": "a b"} if token.startswith("ok") else None
 
     endpoint = HttpApp(http_app.app, auth=BearerAuth(verify, required_scopes=("b",)))
-    with serve(endpoint) as port:
-        session = initialize(port, authorization="Bearer ok-1")
+    with in_process(endpoint) as server:
+        session = initialize(server, authorization="Bearer ok-1")
         headers = {"mcp-session-id": session, "authorization": "Bearer ok-1"}
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami"}}
-        reply = post(port, body, headers)
+        reply = post(server, body, headers)
         assert "'sub': 'ok-1'" in reply.json["result"]["content"][0]["text"]
-        assert post(port, LIST, {"authorization": "Bearer no"}).status == 401
+        assert post(server, LIST, {"authorization": "Bearer no"}).status == 401

@@ -23,7 +23,9 @@ def run_example() -> dict[str, Any]:
     return namespace
 
 
-def test_example_is_15_to_25_lines_with_an_enum_argument() -> None:
+def test_the_readme_shows_a_complete_example_of_15_to_25_lines_with_an_enum_argument() -> None:
+    """A house rule for the README, not behaviour: its first example is a whole server in
+    15-25 lines (that it runs as written is ``test_example_serves_its_tool``)."""
     example = blocks("python")[0]
     assert 15 <= len(example.strip().splitlines()) <= 25
     assert "(str, Enum)" in example

@@ -550,6 +550,25 @@ def test_missing_arguments_are_an_argument_failure() -> None:
     assert answer["error"]["data"]["field"] == "n"
 
 
+def test_every_argument_failure_is_listed_one_per_line() -> None:
+    with connect("2025-11-25") as client:
+        answer = client.send(req(1, "tools/call", {"name": "count", "arguments": {"m": 1}}))
+    assert answer == ok(
+        1,
+        {
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Invalid arguments for tool 'count':\n"
+                    "- n: expected required; received null\n"
+                    "- m: expected no such argument; received 1",
+                }
+            ],
+            "isError": True,
+        },
+    )
+
+
 @pytest.mark.parametrize(
     ("mode", "version", "as_error"),
     [
@@ -570,8 +589,9 @@ def test_invalid_arguments_override(mode: Any, version: str, as_error: bool) -> 
         assert answer == ok(1, BAD_ARGS_RESULT)
 
 
-def test_tool_error_is_an_is_error_result() -> None:
-    with connect("2025-06-18") as client:
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+def test_tool_error_is_an_is_error_result(version: str) -> None:
+    with connect(version) as client:
         answer = client.send(
             req(
                 1,
@@ -596,25 +616,44 @@ def test_an_unexpected_exception_is_masked_with_a_reference(
     text = result["content"][0]["text"]
     assert "hunter2" not in text
     assert "RuntimeError" not in text
-    assert text.startswith("Tool 'crash' failed with an internal error (reference ")
     reference = text.rsplit("reference ", 1)[1].rstrip(").")
+    assert text == f"Tool 'crash' failed with an internal error (reference {reference})."
     assert len(reference) == 8
-    records = [r for r in caplog.records if reference in r.getMessage()]
-    assert len(records) == 1
-    assert records[0].levelno == logging.ERROR
-    assert records[0].exc_info is not None
-    assert "hunter2" in str(records[0].exc_info[1])
+    assert [(r.name, r.levelno, r.getMessage()) for r in caplog.records] == [
+        ("mcpkit.server", logging.ERROR, f"tool 'crash' failed (reference {reference})")
+    ]
+    exc_info = caplog.records[0].exc_info
+    assert exc_info is not None
+    assert "hunter2" in str(exc_info[1])
 
 
-def test_mask_errors_false_shows_the_exception() -> None:
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+def test_mask_errors_false_shows_the_exception(
+    version: str, caplog: pytest.LogCaptureFixture
+) -> None:
     open_app = App("builder", "1.0.0", options=ServerOptions(mask_errors=False))
     open_app.add_tool(crash)
-    with connect("2025-06-18", open_app) as client:
+    with caplog.at_level(logging.CRITICAL, logger="mcpkit"), connect(version, open_app) as client:
         result = client.call_tool("crash", {"secret": "hunter2"})
     assert result["isError"] is True
     assert result["content"][0]["text"].startswith(
         "Tool 'crash' failed: RuntimeError: database password is hunter2 (reference "
     )
+
+
+def test_a_result_its_output_schema_rejects_is_an_internal_failure(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    wrong_app = App("builder", "1.0.0")
+
+    @wrong_app.tool
+    def wrong() -> int:
+        return "three"  # type: ignore[return-value]
+
+    with caplog.at_level(logging.CRITICAL, logger="mcpkit"), connect("2025-11-25", wrong_app) as c:
+        result = c.call_tool("wrong", {})
+    assert result["isError"] is True
+    assert result["content"][0]["text"].startswith("Tool 'wrong' failed with an internal error")
 
 
 def test_an_unexpected_failure_outside_a_tool_is_32603(

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import logging
 import threading
 from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
 
-from mcpkit import App, Context, DefinitionError, ServerOptions, ToolAnnotations, ToolError
+from mcpkit import App, Context, DefinitionError, ToolAnnotations
 from mcpkit._workers import Workers
 from mcpkit.context import ContextBackend
 from mcpkit.exceptions import InvalidArguments
-from mcpkit.protocol.server import Server
 from mcpkit.tools import Tool
 
 
@@ -387,106 +385,3 @@ def test_explicit_schema_without_jsonschema(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
     with pytest.raises(DefinitionError, match=r'pip install "mcpkit\[jsonschema\]"'):
         Tool(explicit, input_schema=SCHEMA)
-
-
-# ---------------------------------------------------------------------------- the wire
-
-
-def call(app: App, name: str, arguments: Any, version: str = "2025-11-25") -> dict[str, Any]:
-    """Initialize a session at ``version`` and answer one ``tools/call``."""
-
-    async def send(message: dict[str, Any]) -> None:
-        return None
-
-    async def exchange() -> dict[str, Any]:
-        session = Server(app).session(send)
-        init = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "t"}}
-        await session.handle({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init})
-        await session.handle({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        params = {"name": name, "arguments": arguments}
-        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
-        response: dict[str, Any] = await session.handle(message)
-        return response
-
-    return asyncio.run(exchange())
-
-
-def failing_app(mask_errors: bool = True) -> App:
-    app = App("t", "1", options=ServerOptions(mask_errors=mask_errors))
-
-    @app.tool
-    def refuse(n: int) -> int:
-        raise ToolError(f"cannot do {n}")
-
-    @app.tool
-    def crash() -> int:
-        raise RuntimeError("secret detail")
-
-    return app
-
-
-def test_tool_error_is_shown() -> None:
-    assert call(failing_app(), "refuse", {"n": 2})["result"] == {
-        "content": [{"type": "text", "text": "cannot do 2"}],
-        "isError": True,
-    }
-
-
-def test_exceptions_are_masked_with_a_reference(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.ERROR, logger="mcpkit.server"):
-        result = call(failing_app(), "crash", {})["result"]
-    text = result["content"][0]["text"]
-    assert result["isError"] is True
-    assert "secret" not in text
-    reference = text.rsplit("reference ", 1)[1].rstrip(").")
-    assert text == f"Tool 'crash' failed with an internal error (reference {reference})."
-    assert len(reference) == 8
-    assert [r.getMessage() for r in caplog.records] == [
-        f"tool 'crash' failed (reference {reference})"
-    ]
-    assert caplog.records[0].exc_info is not None
-
-
-def test_mask_errors_false_shows_the_exception(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.CRITICAL, logger="mcpkit.server"):
-        text = call(failing_app(mask_errors=False), "crash", {})["result"]["content"][0]["text"]
-    assert text.startswith("Tool 'crash' failed: RuntimeError: secret detail (reference ")
-
-
-def test_invalid_arguments_before_2025_11_25_are_a_protocol_error() -> None:
-    assert call(failing_app(), "refuse", {"n": "x"}, version="2025-06-18") == {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "error": {
-            "code": -32602,
-            "message": "Invalid params",
-            "data": {"field": "n", "expected": "integer", "received": "x"},
-        },
-    }
-
-
-def test_invalid_arguments_from_2025_11_25_are_a_result() -> None:
-    assert call(failing_app(), "refuse", {"m": 1})["result"] == {
-        "content": [
-            {
-                "type": "text",
-                "text": "Invalid arguments for tool 'refuse':\n"
-                "- n: expected required; received null\n"
-                "- m: expected no such argument; received 1",
-            }
-        ],
-        "isError": True,
-    }
-
-
-def test_output_mismatch_is_an_internal_failure(caplog: pytest.LogCaptureFixture) -> None:
-    app = App("t", "1")
-
-    @app.tool
-    def wrong() -> int:
-        return "three"  # type: ignore[return-value]
-
-    with caplog.at_level(logging.CRITICAL, logger="mcpkit.server"):
-        result = call(app, "wrong", {})["result"]
-    assert result["isError"] is True
-    assert result["content"][0]["text"].startswith("Tool 'wrong' failed with an internal error")

@@ -1,6 +1,6 @@
 """docs/cli.md shows real output: each ``console`` block's ``$ mcpkit ...`` is run and compared.
 
-Refresh the page after an intended change with ``python tests/test_cli_doc.py``.
+Refresh the page after an intended change with ``python tests/test_docs_cli_page.py``.
 """
 
 from __future__ import annotations
