@@ -378,6 +378,19 @@ def test_stateless_era_notifications_are_202_and_batches_400(server: InProcess) 
     assert reply.json["error"]["code"] == -32600
 
 
+@pytest.mark.parametrize("method", [["ping"], {"name": "ping"}], ids=["array", "object"])
+def test_a_method_that_is_no_string_is_an_invalid_request_not_a_500(
+    stateless_server: InProcess, method: Any
+) -> None:
+    """Found by tests/test_fuzz_http.py: an array or object ``method`` once failed the era
+    check (unhashable) and answered 500."""
+    reply = post(stateless_server, {"jsonrpc": "2.0", "id": 5, "method": method})
+    assert (reply.status, reply.json) == (
+        200,
+        {"jsonrpc": "2.0", "id": 5, "error": {"code": -32600, "message": "Invalid Request"}},
+    )
+
+
 def test_stateless_era_progress_streams_without_priming(server: InProcess) -> None:
     meta = {**META, "progressToken": "progress-test-1"}
     body = call(3, "chatty", {}, **meta)

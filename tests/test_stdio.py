@@ -7,7 +7,6 @@ as literals, against ``mcpkit run examples/build_app.py:app``.
 from __future__ import annotations
 
 import json
-import os
 import queue
 import signal
 import subprocess
@@ -20,17 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from stdio_support import server_env
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = "examples/build_app.py:app"
 TIMEOUT = 15.0
-
-
-def server_env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
 
 
 class Server:

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
+from stdio_support import serve_on_pipes
 
 from mcpkit import App, Context
 from mcpkit.protocol import jsonrpc
@@ -96,44 +97,33 @@ Scenario = Callable[[Callable[[Any], None], Callable[[], Awaitable[Any]]], Await
 async def talk(scenario: Scenario, max_in_flight: int) -> None:
     """Run ``scenario(send, receive)`` against a server on pipes, then close its stdin and
     require it to finish promptly."""
-    in_read, in_write = os.pipe()
-    out_read, out_write = os.pipe()
-    server = asyncio.ensure_future(
-        serve_stdio(
-            app,
-            os.fdopen(in_read, "rb", 0),
-            os.fdopen(out_write, "wb", 0),
-            max_in_flight=max_in_flight,
+    async with serve_on_pipes(app, reader_limit=4 * 1024 * 1024, max_in_flight=max_in_flight) as (
+        server,
+        in_write,
+        reader,
+    ):
+        to_server = os.fdopen(in_write, "wb", 0)
+
+        def send(message: Any) -> None:
+            """One message, or ``bytes`` written as they are (several lines in one write)."""
+            raw = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
+            to_server.write(raw)
+
+        async def receive() -> Any:
+            return json.loads(await asyncio.wait_for(reader.readline(), TIMEOUT))
+
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}},
+            }
         )
-    )
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=4 * 1024 * 1024)
-    reading, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(out_read, "rb", 0)
-    )
-    to_server = os.fdopen(in_write, "wb", 0)
-
-    def send(message: Any) -> None:
-        """One message, or ``bytes`` written as they are (several lines in one write)."""
-        raw = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
-        to_server.write(raw)
-
-    async def receive() -> Any:
-        return json.loads(await asyncio.wait_for(reader.readline(), TIMEOUT))
-
-    send(
-        {
-            "jsonrpc": "2.0",
-            "id": 0,
-            "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}},
-        }
-    )
-    assert (await receive())["id"] == 0
-    await scenario(send, receive)
-    to_server.close()
-    await asyncio.wait_for(server, TIMEOUT)
-    reading.close()
+        assert (await receive())["id"] == 0
+        await scenario(send, receive)
+        to_server.close()
+        await asyncio.wait_for(server, TIMEOUT)
 
 
 def call(request_id: int, tool: str) -> dict[str, Any]:
