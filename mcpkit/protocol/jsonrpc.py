@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -290,12 +291,20 @@ def _encode(message: Any) -> bytes:
         data = to_json(message)
     except ValueError as exc:
         raise _unencodable_in(message) or Unencodable(str(exc)) from None
-    # Cheap, and rarely true: a float JSON has no number for, or those letters in a string.
-    if b"NaN" in data or b"Infinity" in data:
+    # Cheap, and rarely true: a float JSON has no number for, or those letters in a string;
+    # a number longer than clients read (or that many digits in a string).
+    if b"NaN" in data or b"Infinity" in data or (len(data) > _MAX_DIGITS and _LONG(data)):
         fault = _unencodable_in(message)
         if fault is not None:
             raise fault
     return data
+
+
+_MAX_DIGITS = 4300
+"""The longest integer written: Python's default limit for reading one (``json.loads`` refuses
+longer ones, and JavaScript reads them as ``Infinity``)."""
+_TOO_LONG = 10**_MAX_DIGITS
+_LONG = re.compile(rb"[0-9]{%d}" % (_MAX_DIGITS + 1)).search
 
 
 _Path = tuple[str | int, ...]
@@ -303,9 +312,9 @@ _DEEPEST = 300  # past pydantic's serializer's own limit (~255 levels): circular
 
 
 def _unencodable_in(value: Any) -> Unencodable | None:
-    """The first thing in ``value`` JSON cannot carry, and where: a NaN or infinite float, a
-    string UTF-8 cannot encode, a value ``to_json`` cannot serialize, a circular reference.
-    Iterative: no recursion."""
+    """The first thing in ``value`` JSON cannot carry, and where: a NaN or infinite float, an
+    integer longer than clients read, a string UTF-8 cannot encode, a value ``to_json`` cannot
+    serialize, a circular reference. Iterative: no recursion."""
     stack: list[tuple[Any, _Path]] = [(value, ())]
     while stack:
         node, path = stack.pop()
@@ -314,17 +323,27 @@ def _unencodable_in(value: Any) -> Unencodable | None:
         if isinstance(node, (dict, list, tuple)):
             pairs = node.items() if isinstance(node, dict) else enumerate(node)
             stack.extend((item, (*path, key)) for key, item in reversed(list(pairs)))
-        elif isinstance(node, float):
-            if not math.isfinite(node):
-                return Unencodable(to_json(node).decode(), path, non_finite=True)
-        elif isinstance(node, str):
-            if not node.isascii() and _has_surrogate(node):
-                return Unencodable("a string with a lone surrogate (not UTF-8)", path)
-        elif not isinstance(node, int) and node is not None:
+        elif isinstance(node, (float, int, str)) or node is None:
+            fault = _scalar_fault(node, path)
+            if fault is not None:
+                return fault
+        else:
             try:  # a model, a dataclass, a set...: look at what the serializer makes of it
                 stack.append((to_jsonable_python(node), path))
             except ValueError as exc:
                 return Unencodable(str(exc), path)
+    return None
+
+
+def _scalar_fault(node: float | int | str | None, path: _Path) -> Unencodable | None:
+    if isinstance(node, float):
+        if not math.isfinite(node):
+            return Unencodable(to_json(node).decode(), path, non_finite=True)
+    elif isinstance(node, int):
+        if abs(node) >= _TOO_LONG:
+            return Unencodable(f"an integer of more than {_MAX_DIGITS} digits", path)
+    elif isinstance(node, str) and not node.isascii() and _has_surrogate(node):
+        return Unencodable("a string with a lone surrogate (not UTF-8)", path)
     return None
 
 
