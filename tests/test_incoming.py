@@ -119,6 +119,17 @@ def test_an_unknown_version_header_is_refused_in_the_handshake_era(server: Serve
     )
 
 
+def test_a_clients_answer_under_an_unknown_version_header_is_refused_without_its_id(
+    server: Server,
+) -> None:
+    """Found by tests/test_fuzz_http.py: the refusal echoed the id of a client's *response*
+    (an id the server chose for its own request), as if the client had asked something."""
+    answer = json.dumps({"jsonrpc": "2.0", "id": 16, "error": {"code": 1, "message": "no"}})
+    response = refusal(server, answer.encode(), {"mcp-protocol-version": ["1999-01-01"]})
+    assert response["id"] is None
+    assert response["error"]["code"] == -32022
+
+
 def test_a_batch_is_refused_outside_2025_03_26(server: Server) -> None:
     batch = json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]).encode()
     incoming = server.admit(batch, {"mcp-protocol-version": ["2025-06-18"]})

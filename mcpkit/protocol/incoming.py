@@ -203,7 +203,9 @@ def _handshake_version(value: str | None, obj: Any) -> str | None:
         return value
     error = UnsupportedProtocolVersion(value, list(ALL_VERSIONS))
     error.message = f"Bad Request: unsupported MCP-Protocol-Version {value!r}"
-    raise Refused(error, jsonrpc.readable_id(obj))
+    # Only a request is answered with its id: a client's response holds an id of the server's.
+    is_request = isinstance(obj, dict) and "method" in obj
+    raise Refused(error, jsonrpc.readable_id(obj) if is_request else None)
 
 
 def _first(headers: Headers, name: str) -> str | None:
