@@ -229,6 +229,26 @@ def wait_running(count: int) -> Coroutine[Any, Any, None]:
     return waiting()
 
 
+def test_a_batch_starts_in_whatever_room_there_is_over_stdio() -> None:
+    """Found by tests/test_fuzz_stdio.py: a batch waited for all of its slots (two of two here)
+    while a long request held one, and everything read after it waited for ever. It runs as
+    wide as the room there is instead."""
+
+    async def scenario() -> tuple[int, list[Any]]:
+        init = req(0, "initialize", {"protocolVersion": "2025-03-26"})
+        first = call(1, "slow", {"tag": "1"})
+        batch = [call(i, "slow", {"tag": str(i)}) for i in (2, 3)]
+        data = b"".join(json.dumps(m).encode() + b"\n" for m in (init, first, batch))
+        held, out = await asyncio.wait_for(over_a_pipe(data, 3, 2, wait_running(2)), 30)
+        return held, [json.loads(line) for line in out[1:]]
+
+    held, (one, two) = run(scenario())
+    assert (held, gate.peak) == (2, 2)
+    batch, single = (one, two) if isinstance(one, list) else (two, one)
+    answers = [*batch, single]
+    assert sorted((a["id"], text(a)) for a in answers) == [(i, f"slow {i}") for i in (1, 2, 3)]
+
+
 def test_a_batch_runs_at_most_max_in_flight_members_at_once_in_memory() -> None:
     """Each member counts: a 100-call batch runs 64 at a time (the default), all answered."""
 

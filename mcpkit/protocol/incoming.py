@@ -99,10 +99,10 @@ class Incoming:
 
     @property
     def request_id(self) -> RequestId | None:
-        """The message's id, when it has a readable one."""
+        """The id a refusal of this message echoes (see :func:`asking_id`)."""
         if isinstance(self.message, Request):
             return self.message.id
-        return jsonrpc.readable_id(self.message)
+        return asking_id(self.message)
 
 
 class Taken:
@@ -203,9 +203,17 @@ def _handshake_version(value: str | None, obj: Any) -> str | None:
         return value
     error = UnsupportedProtocolVersion(value, list(ALL_VERSIONS))
     error.message = f"Bad Request: unsupported MCP-Protocol-Version {value!r}"
-    # Only a request is answered with its id: a client's response holds an id of the server's.
-    is_request = isinstance(obj, dict) and "method" in obj
-    raise Refused(error, jsonrpc.readable_id(obj) if is_request else None)
+    raise Refused(error, asking_id(obj))
+
+
+def asking_id(obj: Any) -> RequestId | None:
+    """The id a refusal of ``obj`` echoes: a request's (or what tries to be one), never the id
+    of a client's response, which the server chose for its own request."""
+    try:
+        answering = isinstance(jsonrpc.parse(obj), jsonrpc.Response)
+    except InvalidRequest:
+        answering = False  # an invalid message's readable id is echoed, as JSON-RPC says
+    return None if answering else jsonrpc.readable_id(obj)
 
 
 def _first(headers: Headers, name: str) -> str | None:

@@ -208,19 +208,20 @@ class Session(Connection):
             return jsonrpc.error_response(None, exc)
         return await self.handle(obj, send=send)
 
-    async def handle(self, obj: Any, *, send: Send | None = None) -> Any:
+    async def handle(self, obj: Any, *, send: Send | None = None, width: int | None = None) -> Any:
         """Answer one decoded JSON value (a message, or a batch where the version has them), or
         a request :func:`~mcpkit.protocol.incoming.admit` already parsed (not parsed again).
 
         ``send`` overrides the session's writer for the notifications this message's requests
-        emit (HTTP answers each POST on its own stream).
+        emit (HTTP answers each POST on its own stream). ``width`` runs a batch's members at most
+        that many at once (default: as many as :meth:`slots` says).
         """
         # Nothing to override (stdio): skip the context variable's set and reset.
         sending = None if send is None else encoding(send)
         token = None if send is None and _request_send.get() is None else _request_send.set(sending)
         try:
             if isinstance(obj, list):
-                return await self._batch(obj)
+                return await self._batch(obj, width)
             return await self._one(obj, in_batch=False)
         finally:
             if token is not None:
@@ -265,14 +266,15 @@ class Session(Connection):
             raise ValueError(f"{taken.method!r} is a request: it takes a slot, and handle()")
         return taken
 
-    async def _batch(self, items: list[Any]) -> Any:
+    async def _batch(self, items: list[Any], width: int | None = None) -> Any:
         if not has_batches(self.version):
             return jsonrpc.error_response(None, no_batches())
         error = jsonrpc.batch_error(items, self.server.limits)
         if error is not None:
             return jsonrpc.error_response(None, error)
         one = functools.partial(self._one, in_batch=True)
-        answers = await jsonrpc.answer_batch(items, one, self.slots(items), lambda: self._closing)
+        width = width or self.slots(items)
+        answers = await jsonrpc.answer_batch(items, one, width, lambda: self._closing)
         responses = [answer for answer in answers if answer is not None]
         return None if self._closing else responses or None  # closing: no answers at all
 

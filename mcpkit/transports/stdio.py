@@ -211,14 +211,16 @@ class _Connection(asyncio.Protocol):
         try:
             while self.waiting and not self.out.full:
                 taken, size = self.waiting.popleft()
-                slots = taken.slots
-                if self.used + slots > self.max_in_flight:
-                    self.waiting.appendleft((taken, size))  # a batch waits for room
+                # A batch runs as wide as the room there is (at least one member at a time):
+                # waiting for all its slots could wait for ever behind a listen stream.
+                slots = min(taken.slots, self.max_in_flight - self.used)
+                if slots < 1:
+                    self.waiting.appendleft((taken, size))
                     break
                 self.waiting_bytes -= size
                 # More requests to start: a sync tool's result is not waited for in place.
                 workers.busy(self.loop, bool(self.waiting))
-                task, answered = self.starter.start(self._answer(taken.message))
+                task, answered = self.starter.start(self._answer(taken.message, slots))
                 if not answered:  # answered in its first step: nothing to track
                     self._track(task, slots)
         finally:  # even when a first step raises SystemExit: earlier answers still leave
@@ -250,8 +252,8 @@ class _Connection(asyncio.Protocol):
         self.used += slots
         task.add_done_callback(self._finished)
 
-    async def _answer(self, message: Any) -> None:
-        response = await self.session.handle(message)
+    async def _answer(self, message: Any, width: int) -> None:
+        response = await self.session.handle(message, width=width)
         if response is not None:
             # Alone in flight (a client waiting for this answer): write it now. Under a flood
             # the answers of one loop turn leave together.
