@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
@@ -15,6 +16,7 @@ from mcpkit._directory import directory_reader
 from mcpkit._frozen import frozen
 from mcpkit._signatures import Definition
 from mcpkit.exceptions import DefinitionError
+from mcpkit.middleware import Middleware
 from mcpkit.prompts import Prompt, PromptOptions
 from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
 from mcpkit.tools import Tool, ToolOptions
@@ -25,6 +27,7 @@ if TYPE_CHECKING:  # for App.asgi's signature only (allow-listed: the module loa
 __all__ = ["App", "ServerOptions"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound="Middleware")
 Listener = Callable[[str, "str | None"], None]
 """Called with ``(kind, uri)``: ``("tools" | "prompts" | "resources", None)`` when a list
 changes, ``("resource", uri)`` when a resource's contents change, ``("capabilities", None)``
@@ -90,6 +93,7 @@ class App:
         icons: list[dict[str, Any]] | None = None,
         lifespan: Lifespan | None = None,
         options: ServerOptions | None = None,
+        middleware: Iterable[Middleware] = (),
     ) -> None:
         self.name = name
         self.version = version
@@ -106,6 +110,9 @@ class App:
         self._templates: dict[str, ResourceTemplate] = {}
         self._prompts: dict[str, Prompt] = {}
         self._listeners: list[Listener] = []
+        self.middleware_chain: tuple[Middleware, ...] = ()  # the first is the outermost
+        for each in middleware:
+            self.middleware(each)
 
     def __repr__(self) -> str:
         return f"<App {self.name!r} {self.version!r}: {len(self._tools)} tools>"
@@ -282,6 +289,20 @@ class App:
     def tools(self) -> Mapping[str, Tool]:
         """The registered tools by name, in registration order (read-only view)."""
         return self._tools
+
+    # --------------------------------------------------------------------- middleware
+
+    def middleware(self, fn: M, /) -> M:
+        """Register ``async def fn(call, call_next)`` to run around every request (see
+        :mod:`mcpkit.middleware`); the first registered is the outermost. Returns ``fn``."""
+        call = getattr(fn, "__call__", None)  # noqa: B004 (a callable object's async __call__)
+        if not (inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)):
+            raise DefinitionError(
+                f"middleware {getattr(fn, '__qualname__', fn)!r} must be an async function "
+                "taking (call, call_next)"
+            )
+        self.middleware_chain = (*self.middleware_chain, fn)
+        return fn
 
     # ------------------------------------------------------------------------ compile
 

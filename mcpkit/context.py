@@ -14,7 +14,8 @@ asks which protocol era or transport it runs on.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
 from pydantic import TypeAdapter
@@ -25,7 +26,9 @@ from mcpkit.protocol.versions import elicitation_modes
 from mcpkit.schema import elicitation_schema
 from mcpkit.types import RequestId
 
-__all__ = ["LOG_LEVELS", "Context", "ContextBackend", "ElicitResult"]
+__all__ = ["LOG_LEVELS", "Context", "ContextBackend", "ElicitResult", "RequestHeaders"]
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
 @frozen
@@ -44,6 +47,38 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 """RFC 5424 severities, lowest first, as MCP names them."""
 
 
+class RequestHeaders(Mapping[str, str]):
+    """An HTTP request's headers, read-only; names are case-insensitive.
+
+    ``headers["x-tenant"]`` is the header's value (several lines of one header are joined
+    with ``", "``, as HTTP allows); :meth:`get_all` gives each line.
+    """
+
+    __slots__ = ("_raw",)
+
+    def __init__(self, raw: Mapping[str, Sequence[str]]) -> None:
+        self._raw = raw  # lower-case name -> values, as the transport read them
+
+    def __getitem__(self, name: str) -> str:
+        return ", ".join(self._raw[name.lower()])
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._raw)
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def get_all(self, name: str) -> list[str]:
+        """Every value the header came with, in order (``[]`` when it is absent)."""
+        return list(self._raw.get(name.lower(), ()))
+
+    def __repr__(self) -> str:
+        return f"RequestHeaders({dict(self.items())!r})"
+
+
 class ContextBackend(Protocol):
     """What the server knows and can do for one request (implemented by the server)."""
 
@@ -52,6 +87,11 @@ class ContextBackend(Protocol):
     client_info: dict[str, Any] | None
     client_capabilities: dict[str, Any]
     state: Any
+    principal: Any
+    headers: Mapping[str, Sequence[str]] | None
+    meta: dict[str, Any] | None
+    transport: Literal["stdio", "http", "memory"]
+    session: Any
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """Send ``notifications/progress`` if the request carried a progress token."""
@@ -102,7 +142,29 @@ class Context:
     @property
     def principal(self) -> Any:
         """The authenticated caller (what the HTTP ``auth=`` verifier returned), else ``None``."""
-        return getattr(self._scope, "principal", None)
+        return self._scope.principal
+
+    @property
+    def headers(self) -> RequestHeaders | None:
+        """The HTTP request's headers (case-insensitive, read-only); ``None`` on stdio."""
+        raw = self._scope.headers
+        return None if raw is None else RequestHeaders(raw)
+
+    @property
+    def meta(self) -> Mapping[str, Any]:
+        """The request's ``_meta`` (read-only; ``{}`` when it had none)."""
+        meta = self._scope.meta
+        return _EMPTY if meta is None else MappingProxyType(meta)
+
+    @property
+    def session_id(self) -> str | None:
+        """The ``Mcp-Session-Id`` of a handshake-era HTTP session; else ``None``."""
+        return getattr(self._scope.session, "session_id", None)
+
+    @property
+    def transport(self) -> Literal["stdio", "http", "memory"]:
+        """How the request came: ``"stdio"``, ``"http"`` or ``"memory"`` (the test client)."""
+        return self._scope.transport
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None

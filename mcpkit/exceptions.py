@@ -103,14 +103,26 @@ class Unencodable(MCPKitError, ValueError):
 
 
 class ProtocolError(MCPKitError):
-    """An error answered as a JSON-RPC error object: ``{code, message, data?}``."""
+    """An error answered as a JSON-RPC error object: ``{code, message, data?}``.
+
+    Raise it (from a middleware, a resource, a prompt) to answer that error:
+    ``ProtocolError("Too many requests", code=-32000, data={"retryAfterS": 3})``. Without
+    ``code`` it is the class's own (``-32603`` here; each subclass names its code). Pick
+    application codes from ``-32000`` to ``-32019`` (the range MCP leaves to implementations).
+    """
 
     code: int = -32603
     default_message: str = "Internal error"
 
-    def __init__(self, message: str | None = None, data: Any = None) -> None:
+    def __init__(
+        self, message: str | None = None, data: Any = None, *, code: int | None = None
+    ) -> None:
         self.message = message if message is not None else self.default_message
         self.data = data
+        if code is not None:
+            if not isinstance(code, int) or isinstance(code, bool):
+                raise TypeError(f"code must be an integer, not {code!r}")
+            self.code = code
         super().__init__(self.message)
 
     def to_error(self) -> dict[str, Any]:

@@ -14,7 +14,8 @@ from mcpkit import App, DefinitionError, ServerOptions
 from mcpkit.testing import Client
 
 
-def test_app_takes_identity_lifespan_and_options_only() -> None:
+def test_app_takes_identity_code_and_options_only() -> None:
+    """Identity, the code around requests (lifespan, middleware), and ``ServerOptions``."""
     assert list(inspect.signature(App).parameters) == [
         "name",
         "version",
@@ -25,6 +26,7 @@ def test_app_takes_identity_lifespan_and_options_only() -> None:
         "icons",
         "lifespan",
         "options",
+        "middleware",
     ]
 
 

@@ -153,7 +153,7 @@ def test_a_body_that_is_no_json_is_refused(server: Server) -> None:
 def test_take_tells_a_stream_transport_what_each_line_is() -> None:
     async def take() -> None:
         server = Server(make_app())
-        session = server.session(_ignore)
+        session = server.session(_ignore, transport="stdio")
         request = session.take(b'{"jsonrpc":"2.0","id":7,"method":"ping"}')
         assert (request.slots, request.request_id, request.reply) == (1, 7, None)
         batch = session.take(

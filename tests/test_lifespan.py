@@ -79,7 +79,7 @@ def test_one_server_many_sessions_one_lifespan() -> None:
 
         meta = {META_VERSION: STATELESS, META_CAPABILITIES: {}}
         for n in range(3):
-            session = server.session(send)
+            session = server.session(send, transport="stdio")
             response = await session.handle(
                 {
                     "jsonrpc": "2.0",

@@ -12,7 +12,7 @@ from features_support import STATELESS, Client, rpc_error, run, text_of
 from pydantic import BaseModel
 
 from mcpkit import App, Context, ServerOptions
-from mcpkit.protocol.request import current_principal
+from mcpkit.protocol.request import ActingFor
 from mcpkit.protocol.request_state import STATE_KEY_ENV, StateSigner
 from mcpkit.protocol.server import Server
 
@@ -375,17 +375,13 @@ def test_a_state_belongs_to_its_caller_by_issuer_and_subject() -> None:
     callers["elsewhere"] = {**ada, "iss": "https://other.example.com"}
 
     async def retry(c: Client, principal: Any, state: str) -> Any:
-        token = current_principal.set(principal)
-        try:
+        with ActingFor(principal):
             return await c.request("tools/call", call("greet", requestState=state))
-        finally:
-            current_principal.reset(token)
 
     async def scenario() -> None:
         async with client(app) as c:
-            token = current_principal.set(ada)
-            state = (await c.request("tools/call", call("greet")))["requestState"]
-            current_principal.reset(token)
+            with ActingFor(ada):
+                state = (await c.request("tools/call", call("greet")))["requestState"]
             for name in ("bob", "elsewhere"):
                 error = await rpc_error(retry(c, callers[name], state))
                 assert error.code == -32602, name

@@ -15,7 +15,9 @@ from typing import Any
 
 from mcpkit.context import LOG_LEVELS
 from mcpkit.exceptions import InvalidParams, MCPKitError, Unencodable, UnsupportedProtocolVersion
+from mcpkit.middleware import Transport
 from mcpkit.protocol import jsonrpc
+from mcpkit.protocol.headers import Headers
 from mcpkit.protocol.request_state import InputRequired
 from mcpkit.protocol.versions import (
     META_CAPABILITIES,
@@ -23,18 +25,21 @@ from mcpkit.protocol.versions import (
     META_LOG_LEVEL,
     META_VERSION,
     STATELESS_VERSIONS,
+    negotiate,
     progress_messages,
 )
 from mcpkit.types import RequestId
 
 __all__ = [
     "ActingFor",
+    "Caller",
     "RequestContext",
     "Send",
     "caller_key",
     "checked_meta",
-    "current_principal",
+    "current_caller",
     "encoding",
+    "handshake_context",
     "progress_token",
     "stateless_context",
 ]
@@ -47,29 +52,43 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 Reader = Callable[["RequestContext", str], Awaitable[list[dict[str, Any]]]]
 """Reads one of the app's resources for a running request (``ctx.read_resource``)."""
 
-current_principal: contextvars.ContextVar[Any] = contextvars.ContextVar(
-    "mcpkit_principal", default=None
+
+class Caller:
+    """Who sends the request being served, as its transport learned it: the authenticated
+    ``principal`` (``None`` without one) and the HTTP request's ``headers`` (lower-case name ->
+    values; ``None`` when the transport has no headers)."""
+
+    __slots__ = ("headers", "principal")
+
+    def __init__(self, principal: Any = None, headers: Headers | None = None) -> None:
+        self.principal = principal
+        self.headers = headers
+
+
+current_caller: contextvars.ContextVar[Caller] = contextvars.ContextVar(
+    "mcpkit_caller",
+    default=Caller(),  # noqa: B039 (a Caller is never changed, only replaced)
 )
-"""The authenticated caller of the request being served (set by a transport that verifies
-credentials, such as HTTP bearer auth); each new :class:`RequestContext` picks it up."""
+"""The caller of the request being served (set by a transport: HTTP for each request, the test
+client for each request, stdio once); each new :class:`RequestContext` picks it up."""
 
 
 class ActingFor:
-    """A ``with`` block served on behalf of a principal (sets :data:`current_principal`; a
-    plain class: entered on every HTTP request, cheaper than a generator-based manager)."""
+    """A ``with`` block served on behalf of a caller (sets :data:`current_caller`; a plain
+    class: entered on every HTTP request, cheaper than a generator-based manager)."""
 
-    __slots__ = ("principal", "token")
+    __slots__ = ("caller", "token")
 
-    def __init__(self, principal: Any) -> None:
-        self.principal = principal
-        self.token: contextvars.Token[Any] | None = None
+    def __init__(self, principal: Any, headers: Headers | None = None) -> None:
+        self.caller = Caller(principal, headers)
+        self.token: contextvars.Token[Caller] | None = None
 
     def __enter__(self) -> None:
-        self.token = current_principal.set(self.principal)
+        self.token = current_caller.set(self.caller)
 
     def __exit__(self, *exc_info: object) -> None:
         if self.token is not None:
-            current_principal.reset(self.token)
+            current_caller.reset(self.token)
 
 
 def caller_key(principal: Any) -> str | None:
@@ -103,8 +122,10 @@ class RequestContext:
         "_last_progress",
         "client_capabilities",
         "client_info",
+        "headers",
         "input_responses",
         "log_level",
+        "meta",
         "missing_inputs",
         "principal",
         "progress_token",
@@ -115,6 +136,7 @@ class RequestContext:
         "session",
         "state",
         "stateless",
+        "transport",
     )
 
     def __init__(
@@ -132,6 +154,8 @@ class RequestContext:
         session: Any = None,
         principal: Any = _FROM_CONTEXT,
         reader: Reader | None = None,
+        meta: dict[str, Any] | None = None,
+        transport: Transport = "stdio",
     ) -> None:
         self.request_id = request_id
         self.protocol_version = protocol_version
@@ -143,7 +167,11 @@ class RequestContext:
         self.progress_token = progress_token
         self.state = state
         self.session: Any = session  # the handshake-era Session, None for stateless requests
-        self.principal: Any = current_principal.get() if principal is _FROM_CONTEXT else principal
+        caller = current_caller.get()
+        self.principal: Any = caller.principal if principal is _FROM_CONTEXT else principal
+        self.headers = caller.headers
+        self.meta = meta
+        self.transport = transport
         self.reader = reader
         self.input_responses: dict[str, Any] = {}
         self.missing_inputs: dict[str, Any] = {}
@@ -198,7 +226,13 @@ class RequestContext:
 
 
 def stateless_context(
-    request_id: RequestId, meta: Any, *, send: Send, state: Any, reader: Reader
+    request_id: RequestId,
+    meta: Any,
+    *,
+    send: Send,
+    state: Any,
+    reader: Reader,
+    transport: Transport,
 ) -> RequestContext:
     """A stateless-era request's context, from its ``_meta``: ``-32602`` when ``_meta`` lacks
     the version or the capabilities or names an unknown log level, ``-32022`` for a version
@@ -221,6 +255,31 @@ def stateless_context(
         progress_token=progress_token(meta),
         state=state,
         reader=reader,
+        meta=meta,
+        transport=transport,
+    )
+
+
+def handshake_context(
+    session: Any, request_id: RequestId, params: dict[str, Any], *, send: Send, reader: Reader
+) -> RequestContext:
+    """A handshake-era request's context, from its session's facts (``initialize`` included:
+    its version is the one the session is about to agree)."""
+    meta = params.get("_meta")
+    return RequestContext(
+        request_id=request_id,
+        protocol_version=session.version or negotiate(params.get("protocolVersion")),
+        client_capabilities=session.client_capabilities,
+        client_info=session.client_info,
+        stateless=False,
+        send=send,
+        log_level=session.log_level,
+        progress_token=progress_token(meta),
+        state=session.server.state,
+        session=session,
+        reader=reader,
+        meta=meta if isinstance(meta, dict) else None,
+        transport=session.transport,
     )
 
 

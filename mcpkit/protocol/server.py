@@ -36,8 +36,10 @@ from mcpkit.exceptions import (
     ResourceNotFound,
     Unencodable,
 )
+from mcpkit.middleware import Transport
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.connection import Connection, discard
+from mcpkit.protocol.envelope import stateless_result
 from mcpkit.protocol.headers import Headers
 from mcpkit.protocol.incoming import CANCELLED, Incoming, Taken, admit, cancel_target, no_batches
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
@@ -50,21 +52,21 @@ from mcpkit.protocol.methods import (
     protocol_error_in,
     read_uri,
 )
+from mcpkit.protocol.pipeline import through_middleware
 from mcpkit.protocol.request import (
     ActingFor,
     RequestContext,
     Send,
     caller_key,
-    current_principal,
+    current_caller,
     encoding,
-    progress_token,
+    handshake_context,
     stateless_context,
 )
 from mcpkit.protocol.request_state import StateSigner, state_key
 from mcpkit.protocol.versions import (
     HTTP_DEFAULT_VERSION,
     META_CAPABILITIES,
-    META_SERVER_INFO,
     META_VERSION,
     has_batches,
     is_stateless,
@@ -153,17 +155,20 @@ class Server:
         self,
         send: Send,
         *,
+        transport: Transport,
         listen: bool = True,
         max_in_flight: int = MAX_IN_FLIGHT,
         supports_requests: bool = True,
     ) -> Session:
-        """Open a connection's state; ``send`` writes one message to that client.
+        """Open a connection's state; ``send`` writes one message to that client, over
+        ``transport`` (what handlers read as ``ctx.transport``).
 
         ``listen=False`` is for a session that answers one request and ends (stateless HTTP):
         it is not told about the App's changes, which it could not pass on anyway.
         ``supports_requests=False``: the connection cannot carry requests to the client.
         """
         session = Session(self, send, listen=listen, max_in_flight=max_in_flight)
+        session.transport = transport
         session.supports_requests = supports_requests
         return session
 
@@ -171,21 +176,22 @@ class Server:
         """A throwaway session that answers one admitted message and ends: stateless era, or
         a handshake-era request outside any session, at the version its header names
         (:data:`~mcpkit.protocol.versions.HTTP_DEFAULT_VERSION` without one)."""
-        session = self.session(discard, listen=False, supports_requests=False)
+        session = self.session(discard, transport="http", listen=False, supports_requests=False)
         if not incoming.stateless and not incoming.initialize:
             session.version = incoming.version or HTTP_DEFAULT_VERSION
         return session
 
     @staticmethod
-    def acting_for(principal: Any) -> ActingFor:
-        """Serve what runs inside (a ``with`` block) on behalf of ``principal``: handlers read
-        it as ``ctx.principal``, and :meth:`caller` names it."""
-        return ActingFor(principal)
+    def acting_for(principal: Any, headers: Headers | None = None) -> ActingFor:
+        """Serve what runs inside (a ``with`` block) on behalf of ``principal``, who sent
+        ``headers``: handlers read them as ``ctx.principal`` and ``ctx.headers``, and
+        :meth:`caller` names the principal."""
+        return ActingFor(principal, headers)
 
     @staticmethod
     def caller() -> str | None:
         """The caller key of the principal being served (``None`` without one)."""
-        return caller_key(current_principal.get())
+        return caller_key(current_caller.get().principal)
 
 
 class Session(Connection):
@@ -197,6 +203,8 @@ class Session(Connection):
     ) -> None:
         super().__init__(server.app, send, listen=listen, max_in_flight=max_in_flight)
         self.server = server
+        self.transport: Transport = "stdio"
+        self.session_id: str | None = None  # an HTTP session's Mcp-Session-Id
 
     # ------------------------------------------------------------------------- entry
 
@@ -358,7 +366,7 @@ class Session(Connection):
         params = request.params if isinstance(request.params, dict) else {}
         result = method.unencodable(self.server.runtime, params, exc)
         if is_stateless(request.method, params):
-            result = self._finish_stateless(result, method)
+            result = stateless_result(result, request.method, method, self.server.app)
         return jsonrpc.result_response(request.id, result)
 
     async def _stateless(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
@@ -368,53 +376,45 @@ class Session(Connection):
             send=_request_send.get() or self.send,
             state=self.server.state,
             reader=self.server.read_uri,
+            transport=self.transport,
         )
         method = HANDLERS.get(request.method)
         if method is None or not method.stateless or not self._offers(method):
             raise MethodNotFound(f"Method not found: {request.method}")
         try:
-            result = await method.handler(self.server.runtime, ctx, params)
+            result = await self._run(request.method, method, ctx, params)
         except ResourceNotFound as exc:  # retired in 2026-07-28: -32602 with the same data
             raise InvalidParams(exc.message, exc.data) from None
-        return self._finish_stateless(result, method)
-
-    def _finish_stateless(self, result: dict[str, Any], method: MethodSpec) -> dict[str, Any]:
-        result.setdefault("resultType", "complete")
-        meta = dict(result.get("_meta") or {})
-        meta[META_SERVER_INFO] = self.server.app.server_info
-        result["_meta"] = meta
-        if method.cacheable and result["resultType"] == "complete":
-            result["ttlMs"] = self.server.app.options.ttl_ms
-            result["cacheScope"] = self.server.app.options.cache_scope
-        return result
+        return stateless_result(result, request.method, method, self.server.app)
 
     async def _handshake(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
         if request.method == "initialize":
-            return self._initialize(params)
-        method = HANDLERS.get(request.method)
-        if self.version is None and request.method != "ping":
-            raise InvalidParams(_NO_SESSION)
+            method: MethodSpec | None = MethodSpec(self._initialize)
+        else:
+            method = HANDLERS.get(request.method)
+            if self.version is None and request.method != "ping":
+                raise InvalidParams(_NO_SESSION)
         if method is None or not method.handshake or not self._offers(method):
             raise MethodNotFound(f"Method not found: {request.method}")
-        ctx = RequestContext(
-            request_id=request.id,
-            protocol_version=self.version or negotiate(None),
-            client_capabilities=self.client_capabilities,
-            client_info=self.client_info,
-            stateless=False,
-            send=_request_send.get() or self.send,
-            log_level=self.log_level,
-            progress_token=progress_token(params.get("_meta")),
-            state=self.server.state,
-            session=self,
-            reader=self.server.read_uri,
-        )
-        return await method.handler(self.server.runtime, ctx, params)
+        send = _request_send.get() or self.send
+        ctx = handshake_context(self, request.id, params, send=send, reader=self.server.read_uri)
+        return await self._run(request.method, method, ctx, params)
+
+    async def _run(
+        self, name: str, method: MethodSpec, ctx: RequestContext, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The method's handler, inside the App's middleware when it has any."""
+        middleware = self.server.app.middleware_chain
+        if not middleware:
+            return await method.handler(self.server.runtime, ctx, params)
+        return await through_middleware(middleware, name, method, self.server.runtime, ctx, params)
 
     def _offers(self, method: MethodSpec) -> bool:
         return method.capability is None or method.capability in self.server.capabilities()
 
-    def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
+    async def _initialize(
+        self, runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
+    ) -> dict[str, Any]:
         if self.version is not None:
             raise InvalidRequest("Invalid Request: the session is already initialized")
         self.version = negotiate(params.get("protocolVersion"))

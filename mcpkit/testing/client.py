@@ -7,13 +7,14 @@ import functools
 import inspect
 import itertools
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from mcpkit._version import __version__
 from mcpkit.app import App
 from mcpkit.protocol import jsonrpc
+from mcpkit.protocol.request import ActingFor
 from mcpkit.protocol.server import Server, Session
 from mcpkit.protocol.versions import (
     LATEST_HANDSHAKE,
@@ -46,6 +47,9 @@ class Client:
 
     ``protocol_version`` picks the era: a handshake version (default ``2025-11-25``) sends
     ``initialize`` on entry; ``2026-07-28`` sends ``_meta`` on every request instead.
+    ``principal`` and ``headers`` are what every request's handlers (and middleware) read as
+    ``ctx.principal`` and ``ctx.headers``, as if an HTTP transport had authenticated the
+    caller and read its headers; ``ctx.transport`` is ``"memory"``.
     """
 
     def __init__(
@@ -59,8 +63,13 @@ class Client:
         elicitation: Callable[[Any], Any] | None = None,
         sampling: Callable[[Any], Any] | None = None,
         roots: Callable[[Any], Any] | None = None,
+        principal: Any = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         self.app = app
+        self.principal = principal
+        self.headers = headers
+        self._caller = _caller(principal, headers)  # None: requests see the sender's caller
         self.protocol_version = protocol_version
         self.capabilities = (
             capabilities
@@ -102,7 +111,7 @@ class Client:
     async def __aenter__(self) -> Client:
         self._server = Server(self.app)
         await self._server.start()
-        self._session = self._server.session(self._receive_notification)
+        self._session = self._server.session(self._receive_notification, transport="memory")
         if self._initialize and not self.stateless:
             self.initialize_result = await self.request(
                 "initialize",
@@ -155,7 +164,11 @@ class Client:
         """Send raw bytes as one message; return the decoded response (``None``: no answer)."""
         if self._session is None:
             raise RuntimeError("use the client inside 'async with' (or 'with')")
-        response = await self._session.receive(data)
+        if self._caller is None:
+            response = await self._session.receive(data)
+        else:
+            with ActingFor(*self._caller):
+                response = await self._session.receive(data)
         return None if response is None else jsonrpc.decode(jsonrpc.encode(response))
 
     async def send(self, message: Any) -> Any:
@@ -304,6 +317,14 @@ def _blocking(
         return self._call(method(self.client, *args, **kwargs))
 
     return call
+
+
+def _caller(principal: Any, headers: Mapping[str, str] | None) -> tuple[Any, Any] | None:
+    """The caller each request is sent as, when the client plays an authenticated caller."""
+    if principal is None and headers is None:
+        return None
+    raw = None if headers is None else {name.lower(): [value] for name, value in headers.items()}
+    return principal, raw
 
 
 class SyncClient:

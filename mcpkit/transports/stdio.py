@@ -114,7 +114,7 @@ class _Connection(asyncio.Protocol):
         self.loop = asyncio.get_running_loop()
         self.out = out
         self.write = out.write
-        self.session = server.session(self._send, max_in_flight=max_in_flight)
+        self.session = server.session(self._send, transport="stdio", max_in_flight=max_in_flight)
         self.max_in_flight = max_in_flight
         self.on_close = on_close
         self.transport: asyncio.ReadTransport | None = None

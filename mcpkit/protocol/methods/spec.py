@@ -20,7 +20,7 @@ from mcpkit.exceptions import Unencodable
 from mcpkit.protocol.request import RequestContext
 from mcpkit.protocol.request_state import StateSigner
 
-__all__ = ["Handler", "Instead", "MethodSpec", "Runtime"]
+__all__ = ["Failed", "Handler", "Instead", "MethodSpec", "Runtime"]
 
 
 @frozen
@@ -37,6 +37,8 @@ class Runtime:
 Handler = Callable[[Runtime, RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
 Instead = Callable[[Runtime, dict[str, Any], Unencodable], dict[str, Any]]
 """Makes the result that answers in place of one JSON cannot carry, from the request's params."""
+Failed = Callable[[Runtime, dict[str, Any], BaseException], dict[str, Any]]
+"""Makes the result that answers a request whose middleware failed (see ``protocol.pipeline``)."""
 
 
 @frozen
@@ -49,3 +51,4 @@ class MethodSpec:
     stateless: bool = True
     cacheable: bool = False
     unencodable: Instead | None = None  # else a result JSON cannot carry answers -32603
+    failed: Failed | None = None  # else a middleware's failure answers -32603

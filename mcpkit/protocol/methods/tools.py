@@ -106,6 +106,14 @@ def _unencodable_result(
     return error_result(text)
 
 
+def _failed_result(runtime: Runtime, params: dict[str, Any], exc: BaseException) -> dict[str, Any]:
+    """A middleware's failure around a call is the call's failure: a ``ToolError``'s message,
+    else masked like a tool's own failure."""
+    if isinstance(exc, ToolError):
+        return error_result(exc.message)
+    return error_result(_failure_text(runtime, str(params.get("name")), exc))
+
+
 def _arguments_as_protocol_error(runtime: Runtime, ctx: RequestContext) -> bool:
     mode = runtime.app.options.invalid_arguments
     if mode is not None:
@@ -141,5 +149,7 @@ def _failure_text(runtime: Runtime, tool: str, exc: BaseException) -> str:
 
 METHODS = {
     "tools/list": MethodSpec(_tools_list, "tools", cacheable=True),
-    "tools/call": MethodSpec(_tools_call, "tools", unencodable=_unencodable_result),
+    "tools/call": MethodSpec(
+        _tools_call, "tools", unencodable=_unencodable_result, failed=_failed_result
+    ),
 }

@@ -26,7 +26,9 @@ class HttpSession:
     and streams are using it."""
 
     def __init__(self, server: Server, owner: str | None, *, supports_requests: bool) -> None:
-        self.session: Session = server.session(self.push, supports_requests=supports_requests)
+        self.session: Session = server.session(
+            self.push, transport="http", supports_requests=supports_requests
+        )
         self.stream: asyncio.Queue[dict[str, Any] | None] | None = None
         self.owner = owner
         self.id = ""
@@ -108,7 +110,7 @@ class Sessions:
             if not self.idle:
                 return False
             await self.pop(next(iter(self.idle))).close()
-        live.id = secrets.token_urlsafe(32)
+        live.id = live.session.session_id = secrets.token_urlsafe(32)
         self.live[live.id] = live
         self.idle[live.id] = live
         return True

@@ -167,7 +167,7 @@ class HttpApp:
         principal = None
         if self.auth is not None:
             principal = await authenticate(self.auth, http, self.path)
-        with self.server.acting_for(principal):
+        with self.server.acting_for(principal, http.headers):
             await self._endpoint(http)
 
     async def _endpoint(self, http: Exchange) -> None:
