@@ -26,6 +26,7 @@ from mcpkit.exceptions import (
     ProtocolError,
     ToolError,
 )
+from mcpkit.middleware import Call
 from mcpkit.results import ToolResult
 from mcpkit.schema import Header
 from mcpkit.tools import Tool, ToolAnnotations
@@ -33,6 +34,7 @@ from mcpkit.tools import Tool, ToolAnnotations
 __all__ = [
     "App",
     "Audio",
+    "Call",
     "ClientCapabilityError",
     "Context",
     "DefinitionError",

@@ -19,7 +19,7 @@ import pytest
 from pydantic_core import to_jsonable_python
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PAGES = ("resources.md", "prompts.md", "context.md")
+PAGES = ("resources.md", "prompts.md", "context.md", "middleware.md")
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 
