@@ -580,3 +580,34 @@ def _with_meta_params(params: dict[str, Any], version: str) -> dict[str, Any]:
     if version != STATELESS:
         return params
     return {**params, "_meta": META}
+
+
+def test_a_listen_stream_passes_once_and_call_next_lasts_as_long_as_the_stream() -> None:
+    log: list[str] = []
+    recorder = Recorder("mw", log)
+    app = make_app(recorder)
+    listen = {
+        "jsonrpc": "2.0",
+        "id": "listen-1",
+        "method": "subscriptions/listen",
+        "params": {"_meta": META, "notifications": {"toolsListChanged": True}},
+    }
+
+    async def scenario() -> list[str]:
+        async with Client(app, protocol_version=STATELESS) as c:
+            stream = asyncio.ensure_future(c.send(listen))
+            while not c.notifications:  # the acknowledgement: the stream is open
+                await asyncio.sleep(0)
+            app.add_tool(lambda: "x", name="extra", description="Added.")
+            while len(c.notifications) < 2:
+                await asyncio.sleep(0)
+            heard = [note["method"] for note in c.notifications]
+            assert log == ["mw>subscriptions/listen"]  # still open: call_next has not returned
+        await asyncio.gather(stream, return_exceptions=True)  # the client left: stream ended
+        return heard
+
+    assert run(scenario) == [
+        "notifications/subscriptions/acknowledged",
+        "notifications/tools/list_changed",
+    ]
+    assert log == ["mw>subscriptions/listen", "<mw"]
