@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from typing_extensions import Unpack
 
 from mcpkit._directory import directory_reader
+from mcpkit._extensions import extension_settings
 from mcpkit._frozen import frozen
 from mcpkit._signatures import Definition
 from mcpkit.exceptions import DefinitionError
@@ -46,6 +47,8 @@ class ServerOptions:
     it follows the client's version. ``page_size`` sets list pagination; ``ttl_ms`` and
     ``cache_scope`` are the caching hints of 2026-07-28 list results. ``state_key`` signs
     ``requestState`` (else ``MCPKIT_STATE_KEY``, else a random key per process).
+    ``extensions`` maps extension ids (``"com.example/thing"``) to the settings the server
+    declares for them in ``capabilities.extensions``.
     """
 
     mask_errors: bool = True
@@ -54,8 +57,11 @@ class ServerOptions:
     ttl_ms: int = 0
     cache_scope: Literal["public", "private"] = "public"
     state_key: str | bytes | None = None
+    extensions: Mapping[str, dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
+        if self.extensions is not None:
+            object.__setattr__(self, "extensions", extension_settings(self.extensions))
         if not _is_int(self.page_size) or self.page_size < 1:
             raise ValueError(f"page_size must be an integer of at least 1, not {self.page_size!r}")
         if not _is_int(self.ttl_ms) or self.ttl_ms < 0:

@@ -134,6 +134,17 @@ class Context:
         """The capabilities the client declared (``{}`` when none)."""
         return self._scope.client_capabilities
 
+    def client_extension(self, extension_id: str) -> dict[str, Any] | None:
+        """The settings the client declared for an extension (``capabilities.extensions``),
+        or ``None`` when it did not declare it."""
+        declared = self._scope.client_capabilities.get("extensions")
+        settings = declared.get(extension_id) if isinstance(declared, dict) else None
+        return settings if isinstance(settings, dict) else None
+
+    def client_supports(self, extension_id: str) -> bool:
+        """Whether the client declared the extension ``extension_id`` for this request."""
+        return self.client_extension(extension_id) is not None
+
     @property
     def state(self) -> Any:
         """What the ``App``'s lifespan yielded (``None`` without a lifespan)."""

@@ -32,6 +32,10 @@ def capabilities(app: App) -> dict[str, Any]:
         caps["prompts"] = {"listChanged": True}
     if can_complete(app):
         caps["completions"] = {}
+    if app.options.extensions:
+        caps["extensions"] = {
+            key: dict(settings) for key, settings in app.options.extensions.items()
+        }
     return caps
 
 
