@@ -48,7 +48,8 @@ class ServerOptions:
     ``cache_scope`` are the caching hints of 2026-07-28 list results. ``state_key`` signs
     ``requestState`` (else ``MCPKIT_STATE_KEY``, else a random key per process).
     ``extensions`` maps extension ids (``"com.example/thing"``) to the settings the server
-    declares for them in ``capabilities.extensions``.
+    declares for them in ``capabilities.extensions``. ``task_ttl_ms`` (``None``: unlimited)
+    and ``task_poll_interval_ms`` are the defaults of tools that run as tasks.
     """
 
     mask_errors: bool = True
@@ -58,6 +59,8 @@ class ServerOptions:
     cache_scope: Literal["public", "private"] = "public"
     state_key: str | bytes | None = None
     extensions: Mapping[str, dict[str, Any]] | None = None
+    task_ttl_ms: int | None = 3_600_000
+    task_poll_interval_ms: int = 1_000
 
     def __post_init__(self) -> None:
         if self.extensions is not None:
@@ -66,6 +69,10 @@ class ServerOptions:
             raise ValueError(f"page_size must be an integer of at least 1, not {self.page_size!r}")
         if not _is_int(self.ttl_ms) or self.ttl_ms < 0:
             raise ValueError(f"ttl_ms must be an integer of at least 0, not {self.ttl_ms!r}")
+        for key in ("task_ttl_ms", "task_poll_interval_ms"):
+            value = getattr(self, key)
+            if (value is not None or key != "task_ttl_ms") and (not _is_int(value) or value < 1):
+                raise ValueError(f"{key} must be a positive integer, not {value!r}")
         if self.invalid_arguments not in (None, "protocol", "result"):
             raise ValueError(
                 'invalid_arguments must be "protocol", "result" or None, '

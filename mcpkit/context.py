@@ -105,6 +105,9 @@ class ContextBackend(Protocol):
     async def read_resource(self, uri: str) -> list[dict[str, Any]]:
         """Read one of the app's own resources."""
 
+    async def continue_as_task(self) -> None:
+        """Answer the request with a task and run on in the background, if it may."""
+
 
 class Context:
     """What a running tool (or resource, or prompt) may ask of the client and server."""
@@ -176,6 +179,18 @@ class Context:
     def transport(self) -> Literal["stdio", "http", "memory"]:
         """How the request came: ``"stdio"``, ``"http"`` or ``"memory"`` (the test client)."""
         return self._scope.transport
+
+    async def continue_as_task(self) -> None:
+        """Become a task now: the client gets a ``CreateTaskResult`` and this tool runs on in
+        the background (``task="optional"`` or ``"required"`` tools, 2026-07-28 clients that
+        declare the tasks extension; otherwise it does nothing and the call goes on inline).
+
+        Before it, ``elicit`` and friends are input rounds of the call itself (the tool runs
+        again from the top with the answers); after it, they park the task in
+        ``input_required`` until the client answers with ``tasks/update``. A task-supporting
+        tool that never calls it becomes a task before its first line.
+        """
+        await self._scope.continue_as_task()
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None

@@ -28,6 +28,7 @@ from mcpkit.protocol.methods.input_required import needs_input, with_input
 from mcpkit.protocol.methods.pagination import listing
 from mcpkit.protocol.methods.params import string_param
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
+from mcpkit.protocol.methods.tasks import call_as_task
 from mcpkit.protocol.request import RequestContext
 from mcpkit.protocol.versions import arguments_fail_as_results, structured_output
 from mcpkit.results import error_result
@@ -59,13 +60,18 @@ async def _tools_call(
         logger.error("%s", exc)
         raise InternalError() from None
 
-    if not ctx.stateless:  # only 2026-07-28 requests carry input responses
-        return await _run_tool(runtime, ctx, tool, arguments)
-
     async def run() -> dict[str, Any]:
         return await _run_tool(runtime, ctx, tool, arguments)
 
-    return await with_input(runtime, ctx, params, ("tools/call", name), run)
+    async def call() -> dict[str, Any]:
+        if tool.task == "forbidden":
+            return await run()
+        result: dict[str, Any] = await call_as_task(runtime, ctx, tool, run)
+        return result
+
+    if not ctx.stateless:  # only 2026-07-28 requests carry input responses
+        return await call()
+    return await with_input(runtime, ctx, params, ("tools/call", name), call)
 
 
 async def _run_tool(
