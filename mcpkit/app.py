@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import math
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
@@ -46,6 +47,7 @@ class ServerOptions:
     it follows the client's version. ``page_size`` sets list pagination; ``ttl_ms`` and
     ``cache_scope`` are the caching hints of 2026-07-28 list results. ``state_key`` signs
     ``requestState`` (else ``MCPKIT_STATE_KEY``, else a random key per process).
+    ``tool_timeout`` (seconds) is the timeout of every tool that does not set its own.
     """
 
     mask_errors: bool = True
@@ -54,8 +56,14 @@ class ServerOptions:
     ttl_ms: int = 0
     cache_scope: Literal["public", "private"] = "public"
     state_key: str | bytes | None = None
+    tool_timeout: float | None = None
 
     def __post_init__(self) -> None:
+        if self.tool_timeout is not None and not _is_seconds(self.tool_timeout):
+            raise ValueError(
+                f"tool_timeout must be a positive, finite number of seconds or None, "
+                f"not {self.tool_timeout!r}"
+            )
         if not _is_int(self.page_size) or self.page_size < 1:
             raise ValueError(f"page_size must be an integer of at least 1, not {self.page_size!r}")
         if not _is_int(self.ttl_ms) or self.ttl_ms < 0:
@@ -71,6 +79,10 @@ class ServerOptions:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_seconds(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < math.inf
 
 
 class App:

@@ -93,7 +93,9 @@ class ToolOptions(TypedDict, total=False):
     ``jsonschema``); ``structured_output`` forces (or refuses) an output schema;
     ``text_mirror`` (default true) repeats structured content as a text block; ``blocking=False``
     runs a sync function on the event loop instead of a worker thread (only for code that never
-    blocks).
+    blocks). ``timeout`` (seconds) answers a call still running after it as the tool's failure
+    and cancels it (a sync tool's thread cannot be stopped: it runs on, its result dropped);
+    ``None`` takes ``ServerOptions.tool_timeout``, ``math.inf`` opts out of that default.
     """
 
     name: str | None
@@ -107,6 +109,7 @@ class ToolOptions(TypedDict, total=False):
     structured_output: bool | None
     text_mirror: bool
     blocking: bool
+    timeout: float | None
 
 
 class Tool(Definition):
@@ -131,6 +134,7 @@ class Tool(Definition):
         self.structured_output = options.get("structured_output")
         self.text_mirror = options.get("text_mirror", True)
         self.blocking = options.get("blocking", True)
+        self.timeout = _checked_timeout(options.get("timeout"), label)
 
     def __repr__(self) -> str:
         return f"<Tool {self.name!r}>"
@@ -229,6 +233,17 @@ def _dump(output: Any, value: Any) -> Any:
     adapter = output.adapter  # its core validator and serializer, without the wrappers' frames
     data = adapter.serializer.to_python(adapter.validator.validate_python(value), mode="json")
     return {"result": data} if output.wrapped else data
+
+
+def _checked_timeout(seconds: Any, where: str) -> float | None:
+    if seconds is None or (
+        isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds > 0
+    ):
+        return seconds  # (NaN fails "> 0"; math.inf is "no limit, whatever the App's default")
+    raise DefinitionError(
+        f"{where}: timeout must be a positive number of seconds, math.inf for none or None for "
+        f"the App's tool_timeout, not {seconds!r}"
+    )
 
 
 def _checked_explicit(schema: dict[str, Any] | None, where: str, what: str) -> Any:
