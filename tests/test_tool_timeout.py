@@ -354,6 +354,28 @@ def test_each_input_required_round_has_its_own_timeout() -> None:
     assert rounds == ["run", "run", "run", "run"]
 
 
+def test_waiting_for_the_clients_answer_counts_in_the_handshake_era() -> None:
+    app = App("timeouts", "1")
+    answer_now = asyncio.Event()
+
+    @app.tool(timeout=LIMIT)
+    async def ask(ctx: Context) -> str:
+        reply = await ctx.elicit("Name?", {"type": "object", "properties": {}})
+        return reply.action
+
+    async def elicitation(params: Any) -> dict[str, Any]:
+        await answer_now.wait()  # the user is slow to answer
+        return {"action": "accept", "content": {}}
+
+    async def scenario() -> tuple[Any, Any]:
+        async with Client(app, protocol_version=HANDSHAKE, elicitation=elicitation) as client:
+            result = await client.request("tools/call", {"name": "ask", "arguments": {}})
+            answer_now.set()  # the answer that comes too late is ignored
+            return result, await client.request("ping")
+
+    assert run(scenario) == (timed_out("ask"), {})
+
+
 # ------------------------------------------------------------------------------ transports
 
 
