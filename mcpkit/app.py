@@ -164,9 +164,9 @@ class App:
         """Register ``fn`` as a tool and return its definition (options: :class:`ToolOptions`).
 
         Options: ``name``, ``title``, ``description``, ``annotations``, ``icons``, ``meta``,
-        ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``, and
+        ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``,
         ``blocking`` (``False`` runs a sync function on the event loop; only for code that
-        never blocks).
+        never blocks), and ``timeout`` (seconds; see :class:`ToolOptions`).
         """
         tool = Tool(fn, **options)
         if tool.name in self._tools:
