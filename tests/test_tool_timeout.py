@@ -164,7 +164,8 @@ class Recorder(logging.Handler):
             self.dropped.set()
 
 
-def test_a_sync_tool_is_answered_at_its_deadline_and_its_late_result_dropped() -> None:
+@pytest.mark.parametrize("fails", [False, True], ids=["late value", "late exception"])
+def test_a_sync_tool_is_answered_at_its_deadline_and_its_late_result_dropped(fails: bool) -> None:
     release, finished = threading.Event(), threading.Event()
     app = App("timeouts", "1")
 
@@ -172,6 +173,8 @@ def test_a_sync_tool_is_answered_at_its_deadline_and_its_late_result_dropped() -
     def blocking() -> str:
         release.wait(WAIT)
         finished.set()
+        if fails:
+            raise RuntimeError("too late to matter")
         return "late"
 
     recorder = Recorder()
