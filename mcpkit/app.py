@@ -20,7 +20,7 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.middleware import Middleware
 from mcpkit.prompts import Prompt, PromptOptions
 from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
-from mcpkit.tools import Tool, ToolOptions
+from mcpkit.tools import Tool, ToolOptions, is_seconds
 
 if TYPE_CHECKING:  # for App.asgi's signature only (allow-listed: the module loads on call)
     from mcpkit.transports.http import BearerAuth, HttpApp, Verifier
@@ -59,7 +59,8 @@ class ServerOptions:
     tool_timeout: float | None = None
 
     def __post_init__(self) -> None:
-        if self.tool_timeout is not None and not _is_seconds(self.tool_timeout):
+        timeout = self.tool_timeout
+        if timeout is not None and not (is_seconds(timeout) and timeout != math.inf):
             raise ValueError(
                 f"tool_timeout must be a positive, finite number of seconds or None, "
                 f"not {self.tool_timeout!r}"
@@ -79,10 +80,6 @@ class ServerOptions:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_seconds(value: object) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < math.inf
 
 
 class App:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeGuard
 
 import typing_extensions
 from typing_extensions import Unpack
@@ -25,7 +25,7 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.results import ToolResult, structured_result, tool_result, unstructured_result
 from mcpkit.schema import EMPTY, Param, arguments_schema, return_schema
 
-__all__ = ["TOOL_NAME", "Tool", "ToolAnnotations", "ToolOptions"]
+__all__ = ["TOOL_NAME", "Tool", "ToolAnnotations", "ToolOptions", "is_seconds"]
 
 TOOL_NAME = NAME
 
@@ -235,11 +235,15 @@ def _dump(output: Any, value: Any) -> Any:
     return {"result": data} if output.wrapped else data
 
 
+def is_seconds(value: object) -> TypeGuard[float]:
+    """A number of seconds a timeout may be: a positive int or float (``math.inf`` too; NaN
+    and ``True`` are not)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
 def _checked_timeout(seconds: Any, where: str) -> float | None:
-    if seconds is None or (
-        isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds > 0
-    ):
-        return seconds  # (NaN fails "> 0"; math.inf is "no limit, whatever the App's default")
+    if seconds is None or is_seconds(seconds):
+        return seconds  # (math.inf: "no limit, whatever the App's default")
     raise DefinitionError(
         f"{where}: timeout must be a positive number of seconds, math.inf for none or None for "
         f"the App's tool_timeout, not {seconds!r}"
