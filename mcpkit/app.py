@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import math
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
@@ -19,7 +20,7 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.middleware import Middleware
 from mcpkit.prompts import Prompt, PromptOptions
 from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
-from mcpkit.tools import Tool, ToolOptions
+from mcpkit.tools import Tool, ToolOptions, is_seconds
 
 if TYPE_CHECKING:  # for App.asgi's signature only (allow-listed: the module loads on call)
     from mcpkit.transports.http import BearerAuth, HttpApp, Verifier
@@ -46,6 +47,7 @@ class ServerOptions:
     it follows the client's version. ``page_size`` sets list pagination; ``ttl_ms`` and
     ``cache_scope`` are the caching hints of 2026-07-28 list results. ``state_key`` signs
     ``requestState`` (else ``MCPKIT_STATE_KEY``, else a random key per process).
+    ``tool_timeout`` (seconds) is the timeout of every tool that does not set its own.
     """
 
     mask_errors: bool = True
@@ -54,8 +56,15 @@ class ServerOptions:
     ttl_ms: int = 0
     cache_scope: Literal["public", "private"] = "public"
     state_key: str | bytes | None = None
+    tool_timeout: float | None = None
 
     def __post_init__(self) -> None:
+        timeout = self.tool_timeout
+        if timeout is not None and not (is_seconds(timeout) and timeout != math.inf):
+            raise ValueError(
+                f"tool_timeout must be a positive, finite number of seconds or None, "
+                f"not {self.tool_timeout!r}"
+            )
         if not _is_int(self.page_size) or self.page_size < 1:
             raise ValueError(f"page_size must be an integer of at least 1, not {self.page_size!r}")
         if not _is_int(self.ttl_ms) or self.ttl_ms < 0:
@@ -152,9 +161,9 @@ class App:
         """Register ``fn`` as a tool and return its definition (options: :class:`ToolOptions`).
 
         Options: ``name``, ``title``, ``description``, ``annotations``, ``icons``, ``meta``,
-        ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``, and
+        ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``,
         ``blocking`` (``False`` runs a sync function on the event loop; only for code that
-        never blocks).
+        never blocks), and ``timeout`` (seconds; see :class:`ToolOptions`).
         """
         tool = Tool(fn, **options)
         if tool.name in self._tools:
