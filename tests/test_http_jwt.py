@@ -78,7 +78,7 @@ class KeyServer:
         self.fetches = 0
         self.status = 200
         self.body: bytes | None = None  # replaces the JWK Set when set
-        self.location = ""  # a Location header, when set
+        self.location = ""  # when set, /jwks.json redirects there (302)
         self.started = threading.Event()  # a fetch has begun
         self.release = threading.Event()  # lets a fetch answer
         self.release.set()
@@ -90,9 +90,10 @@ class KeyServer:
                 owner.started.set()
                 owner.release.wait(10)
                 body = owner.body or json.dumps({"keys": owner.keys}).encode()
-                self.send_response(owner.status)
+                moved = owner.location and self.path == "/jwks.json"
+                self.send_response(302 if moved else owner.status)
                 self.send_header("content-type", "application/json")
-                if owner.location:
+                if moved:
                     self.send_header("location", owner.location)
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()
@@ -444,12 +445,18 @@ def test_an_unreachable_key_set_refuses_the_token(
 def test_a_redirect_to_plain_http_elsewhere_is_not_followed(
     keys: KeyServer, server: InProcess, caplog: pytest.LogCaptureFixture
 ) -> None:
-    keys.status, keys.location = 302, "http://keys.example.com/jwks.json"
+    keys.location = "http://keys.example.com/jwks.json"
     assert_refused(call(server, token()))
     assert keys.fetches == 1
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
     assert "jwks_url must be an https:// URL" in warnings[0]
+
+
+def test_a_redirect_to_an_acceptable_url_is_followed(keys: KeyServer, server: InProcess) -> None:
+    keys.location = keys.url.replace("/jwks.json", "/moved.json")
+    assert call(server, token()).json == answer("ada")
+    assert keys.fetches == 2  # the redirect, then the set
 
 
 def test_concurrent_requests_share_one_fetch(keys: KeyServer, clock: Clock) -> None:
