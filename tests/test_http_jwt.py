@@ -24,10 +24,11 @@ import jwt
 import pytest
 from asgi_support import InProcess, in_process
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, x25519
 from http_support import Reply, free_port, modern_call, modern_headers, post
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
+import mcpkit.transports.http
 from mcpkit import App, Context
 from mcpkit.transports.http import BearerAuth, HttpApp, JWTVerifier
 
@@ -517,6 +518,9 @@ def test_https_and_loopback_key_set_urls_are_accepted(url: str) -> None:
     assert isinstance(JWTVerifier(issuer=ISSUER, audience=AUDIENCE, jwks_url=url), JWTVerifier)
 
 
+NEEDS = "JWTVerifier needs an issuer and an audience (this server's URL)"
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -529,12 +533,25 @@ def test_https_and_loopback_key_set_urls_are_accepted(url: str) -> None:
         ({"public_key": RSA_PEM, "algorithms": ("none",)}, "not ['none']"),
         ({"public_key": RSA_PEM, "algorithms": ()}, "not []"),
         ({"public_key": "not a pem"}, "public_key is not a PEM public key: "),
+        ({"public_key": RSA_PEM, "issuer": ""}, NEEDS),
+        ({"public_key": RSA_PEM, "audience": ""}, NEEDS),
+        ({"public_key": RSA_PEM, "audience": []}, NEEDS),
     ],
-    ids=["no-keys", "both-keys", "hs256", "none", "no-algorithms", "bad-pem"],
+    ids=[
+        "no-keys",
+        "both-keys",
+        "hs256",
+        "none",
+        "no-algorithms",
+        "bad-pem",
+        "no-issuer",
+        "no-audience",
+        "empty-audiences",
+    ],
 )
 def test_unusable_configurations_fail_at_construction(options: Any, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
-        JWTVerifier(issuer=ISSUER, audience=AUDIENCE, **options)
+        JWTVerifier(**{"issuer": ISSUER, "audience": AUDIENCE, **options})
 
 
 def test_a_private_key_is_not_a_public_key() -> None:
@@ -552,6 +569,25 @@ def test_key_objects_are_accepted_as_public_keys() -> None:
         issuer=ISSUER, audience=AUDIENCE, public_key=EC_KEY.public_key(), algorithms=["ES256"]
     )
     assert subject(asyncio.run(verify(token("x", "ES256", EC_KEY)))) == "ada"
+
+
+def test_eddsa_public_keys_are_accepted() -> None:
+    private = ed25519.Ed25519PrivateKey.generate()
+    verify = JWTVerifier(
+        issuer=ISSUER, audience=AUDIENCE, public_key=private.public_key(), algorithms=["EdDSA"]
+    )
+    assert subject(asyncio.run(verify(token(None, "EdDSA", private)))) == "ada"
+
+
+def test_a_key_exchange_key_is_refused() -> None:
+    exchange = x25519.X25519PrivateKey.generate().public_key()
+    with pytest.raises(TypeError, match=r"^public_key must be an RSA, EC or EdDSA public key"):
+        JWTVerifier(issuer=ISSUER, audience=AUDIENCE, public_key=exchange)  # type: ignore[arg-type]
+
+
+def test_other_names_are_still_missing() -> None:
+    with pytest.raises(AttributeError, match="has no attribute 'JWTVerify'"):
+        _ = mcpkit.transports.http.JWTVerify
 
 
 @pytest.mark.parametrize("missing", ["jwt", "cryptography"])

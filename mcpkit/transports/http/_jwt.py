@@ -70,6 +70,8 @@ class JWTVerifier:
             raise ValueError("JWTVerifier takes one of jwks_url= and public_key=")
         self.issuer = issuer
         self.audience = audience if isinstance(audience, str) else list(audience)
+        if not issuer or not self.audience:
+            raise ValueError("JWTVerifier needs an issuer and an audience (this server's URL)")
         self.algorithms = _public_key_algorithms(algorithms)
         self.leeway = leeway
         self.keys: KeySet | _OneKey = (
