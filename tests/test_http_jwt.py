@@ -1,45 +1,48 @@
 """JWT access tokens (``JWTVerifier``, the ``jwt`` extra) over the real HTTP endpoint: keys made
-here, a JWK Set served on loopback by the test (counting its fetches), and what a client sees
-on the wire for every accepted and refused token."""
+here, a JWK Set served on loopback by the test (counting its fetches, ``jwt_support``), and what
+a client sees on the wire for every accepted and refused token."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import contextlib
-import hashlib
-import hmac
-import json
 import logging
 import re
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import jwt
 import pytest
 from asgi_support import InProcess, in_process
 from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa, x25519
+from cryptography.hazmat.primitives.asymmetric import ed25519, x25519
 from http_support import Reply, free_port, modern_call, modern_headers, post
-from jwt.algorithms import ECAlgorithm, RSAAlgorithm
+from jwt_support import (
+    AUDIENCE,
+    EC_KEY,
+    ISSUER,
+    OTHER_RSA_KEY,
+    RSA_KEY,
+    RSA_PEM,
+    Clock,
+    KeyServer,
+    alg_none,
+    b64,
+    claims,
+    ec_jwk,
+    hs256_with_the_public_key,
+    rsa_jwk,
+    segments,
+    signed_payload,
+    token,
+)
 
 import mcpkit.transports.http
 from mcpkit import App, Context
 from mcpkit.transports.http import BearerAuth, HttpApp, JWTVerifier
 
-ISSUER = "https://auth.example.com"
-AUDIENCE = "https://mcp.example.com/mcp"
-RSA_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-OTHER_RSA_KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-EC_KEY = ec.generate_private_key(ec.SECP256R1())
-RSA_PEM = RSA_KEY.public_key().public_bytes(
-    serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-)
 CHALLENGE = (
     'Bearer error="invalid_token", '
     'resource_metadata="http://127.0.0.1:8000/.well-known/oauth-protected-resource/mcp"'
@@ -60,73 +63,6 @@ def whoami(ctx: Context) -> str:
 
 
 # ------------------------------------------------------------------------------- fixtures
-
-
-def rsa_jwk(kid: str, key: rsa.RSAPrivateKey = RSA_KEY, **extra: str) -> dict[str, Any]:
-    return {**RSAAlgorithm.to_jwk(key.public_key(), as_dict=True), "kid": kid, **extra}
-
-
-def ec_jwk(kid: str) -> dict[str, Any]:
-    return {**ECAlgorithm.to_jwk(EC_KEY.public_key(), as_dict=True), "kid": kid}
-
-
-class KeyServer:
-    """A JWK Set served on loopback: ``keys`` may change; ``fetches`` counts the GETs;
-    ``status`` other than 200 answers that status with a text body."""
-
-    def __init__(self) -> None:
-        self.keys = [rsa_jwk("rsa-1"), ec_jwk("ec-1")]
-        self.fetches = 0
-        self.status = 200
-        self.body: bytes | None = None  # replaces the JWK Set when set
-        self.location = ""  # when set, /jwks.json redirects there (302)
-        self.started = threading.Event()  # a fetch has begun
-        self.release = threading.Event()  # lets a fetch answer
-        self.release.set()
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                owner.fetches += 1
-                owner.started.set()
-                owner.release.wait(10)
-                body = owner.body or json.dumps({"keys": owner.keys}).encode()
-                moved = owner.location and self.path == "/jwks.json"
-                self.send_response(302 if moved else owner.status)
-                self.send_header("content-type", "application/json")
-                if moved:
-                    self.send_header("location", owner.location)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.http.server_address[1]}/jwks.json"
-
-    @contextlib.contextmanager
-    def serving(self) -> Iterator[KeyServer]:
-        thread = threading.Thread(target=self.http.serve_forever, args=(0.01,), daemon=True)
-        thread.start()
-        try:
-            yield self
-        finally:
-            self.release.set()
-            self.http.shutdown()
-            self.http.server_close()
-            thread.join(10)
-
-
-class Clock:
-    """Monotonic seconds that move only when a test says so."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
@@ -152,45 +88,6 @@ def server(keys: KeyServer, clock: Clock) -> Iterator[InProcess]:
 
 
 # --------------------------------------------------------------------------------- tokens
-
-
-def claims(**changes: Any) -> dict[str, Any]:
-    """Valid claims for this server; a change to ``None`` removes the claim."""
-    now = int(time.time())
-    base = {"iss": ISSUER, "aud": AUDIENCE, "sub": "ada", "iat": now, "exp": now + 300}
-    base.update(changes)
-    return {name: value for name, value in base.items() if value is not None}
-
-
-def token(kid: str | None = "rsa-1", alg: str = "RS256", key: Any = RSA_KEY, **changes: Any) -> str:
-    headers = {} if kid is None else {"kid": kid}
-    return jwt.encode(claims(**changes), key, algorithm=alg, headers=headers)
-
-
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def segments(header: Any, payload: Any = None) -> str:
-    """``header.payload`` of a hand-made token (JSON-encoded unless already bytes)."""
-    parts = [header, claims() if payload is None else payload]
-    return ".".join(b64(p if isinstance(p, bytes) else json.dumps(p).encode()) for p in parts)
-
-
-def alg_none() -> str:
-    return segments({"alg": "none", "typ": "JWT", "kid": "rsa-1"}) + "."
-
-
-def hs256_with_the_public_key() -> str:
-    """Algorithm confusion: HMAC-SHA256 keyed with the RSA public key's PEM text."""
-    signing = segments({"alg": "HS256", "typ": "JWT", "kid": "rsa-1"})
-    signature = hmac.new(RSA_PEM, signing.encode(), hashlib.sha256).digest()
-    return f"{signing}.{b64(signature)}"
-
-
-def signed_payload(payload: bytes) -> str:
-    """A correctly signed token whose payload is ``payload`` (JSON or not)."""
-    return jwt.api_jws.encode(payload, RSA_KEY, algorithm="RS256", headers={"kid": "rsa-1"})
 
 
 def call(server: InProcess, bearer: str) -> Reply:
