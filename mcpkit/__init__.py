@@ -24,6 +24,7 @@ from mcpkit.exceptions import (
     InvalidArguments,
     MCPKitError,
     ProtocolError,
+    ResourceNotFound,
     ToolError,
 )
 from mcpkit.middleware import Call
@@ -45,6 +46,7 @@ __all__ = [
     "MCPKitError",
     "ProtocolError",
     "ResourceLink",
+    "ResourceNotFound",
     "ServerOptions",
     "Text",
     "Tool",

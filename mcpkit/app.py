@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import math
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
@@ -20,7 +21,7 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.middleware import Middleware
 from mcpkit.prompts import Prompt, PromptOptions
 from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
-from mcpkit.tools import Tool, ToolOptions
+from mcpkit.tools import Tool, ToolOptions, is_seconds
 
 if TYPE_CHECKING:  # for App.asgi's signature only (allow-listed: the module loads on call)
     from mcpkit.transports.http import BearerAuth, HttpApp, Verifier
@@ -47,6 +48,7 @@ class ServerOptions:
     it follows the client's version. ``page_size`` sets list pagination; ``ttl_ms`` and
     ``cache_scope`` are the caching hints of 2026-07-28 list results. ``state_key`` signs
     ``requestState`` (else ``MCPKIT_STATE_KEY``, else a random key per process).
+    ``tool_timeout`` (seconds) is the timeout of every tool that does not set its own.
     ``extensions`` maps extension ids (``"com.example/thing"``) to the settings the server
     declares for them in ``capabilities.extensions``. ``task_ttl_ms`` (``None``: unlimited)
     and ``task_poll_interval_ms`` are the defaults of tools that run as tasks.
@@ -58,11 +60,18 @@ class ServerOptions:
     ttl_ms: int = 0
     cache_scope: Literal["public", "private"] = "public"
     state_key: str | bytes | None = None
+    tool_timeout: float | None = None
     extensions: Mapping[str, dict[str, Any]] | None = None
     task_ttl_ms: int | None = 3_600_000
     task_poll_interval_ms: int = 1_000
 
     def __post_init__(self) -> None:
+        timeout = self.tool_timeout
+        if timeout is not None and not (is_seconds(timeout) and timeout != math.inf):
+            raise ValueError(
+                f"tool_timeout must be a positive, finite number of seconds or None, "
+                f"not {self.tool_timeout!r}"
+            )
         if self.extensions is not None:
             object.__setattr__(self, "extensions", extension_settings(self.extensions))
         if not _is_int(self.page_size) or self.page_size < 1:
@@ -165,9 +174,9 @@ class App:
         """Register ``fn`` as a tool and return its definition (options: :class:`ToolOptions`).
 
         Options: ``name``, ``title``, ``description``, ``annotations``, ``icons``, ``meta``,
-        ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``, and
+        ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``,
         ``blocking`` (``False`` runs a sync function on the event loop; only for code that
-        never blocks).
+        never blocks), and ``timeout`` (seconds; see :class:`ToolOptions`).
         """
         tool = Tool(fn, **options)
         if tool.name in self._tools:
