@@ -3,6 +3,7 @@ reading, answering and cancelling tasks, their errors, and many at once."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -268,3 +269,20 @@ def test_tool_errors_complete_and_protocol_errors_fail() -> None:
         statusMessage="broken on purpose",
         error={"code": -32603, "message": "broken on purpose", "data": {"why": "test"}},
     )
+
+
+def test_a_timeout_completes_the_task_with_the_timeouts_error_result() -> None:
+    app = App("slow", "1")
+
+    @app.tool(task="optional", timeout=0.01)
+    async def stuck() -> str:
+        """Never finishes."""
+        await asyncio.Event().wait()
+        return "never"
+
+    with client(app) as c:
+        created = c.call_tool("stuck", {}, task=True)
+        assert c.wait_task(created["taskId"]) == {
+            "content": [{"type": "text", "text": "Tool 'stuck' timed out after 0.01 s"}],
+            "isError": True,
+        }
