@@ -102,6 +102,7 @@ class Client:
         }
         self.server_requests: list[dict[str, Any]] = []
         self.max_input_rounds = 10
+        self._task_tools: dict[str, str] = {}  # task id -> the tool it runs (for .data)
         self._server: Server | None = None
         self._session: Session | None = None
         self._sync: SyncClient | None = None
@@ -283,6 +284,8 @@ class Client:
         result = await self.with_input(
             "tools/call", {"name": name, "arguments": arguments or {}, **params}
         )
+        if result.get("resultType") == "task":
+            self._task_tools[result["taskId"]] = name
         return CallToolResult(result, wrapped="structuredContent" in result and self._wraps(name))
 
     def _declaring_tasks(self) -> dict[str, Any]:
@@ -322,7 +325,9 @@ class Client:
             task = await self.get_task(task_id)
             status = task["status"]
             if status == "completed":
-                return CallToolResult(task["result"])
+                result = task["result"]
+                wraps = self._wraps(self._task_tools.get(task_id, ""))
+                return CallToolResult(result, wrapped="structuredContent" in result and wraps)
             if status == "failed":
                 raise RPCError(task["error"])
             if status == "cancelled":
