@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 from features_support import rpc_error, run, settle
-from tasks_support import DECLARING, STATELESS, TASKS, make_app
+from tasks_support import DECLARING, STATELESS, TASKS, Name, make_app
 
+from mcpkit import Context
 from mcpkit.protocol.request import ActingFor
 from mcpkit.protocol.tasks import store as store_module
 from mcpkit.protocol.versions import META_CAPABILITIES, META_SUBSCRIPTION, META_VERSION
@@ -385,5 +386,31 @@ def test_many_tasks_cancel_half_and_complete_the_rest() -> None:
                 assert (await c.get_task(task_id))["status"] == "cancelled"
             await settle()
             assert sorted(probe.cancelled) == sorted(f"h{i}" for i in range(0, 40, 2))
+
+    run(scenario)
+
+
+def test_an_input_key_is_never_reused_within_a_task() -> None:
+    app, _ = make_app()
+
+    @app.tool(task="optional")
+    async def twice(ctx: Context) -> str:
+        """Asks the same key twice."""
+        first = await ctx.elicit("First?", Name, key="same")
+        second = await ctx.elicit("Second?", Name, key="same")
+        assert first.content is not None
+        assert second.content is not None
+        return f"{first.content.name} {second.content.name}"
+
+    async def scenario() -> None:
+        async with client(app) as c:
+            task_id = (await c.call_tool("twice", {}, task=True))["taskId"]
+            assert list((await parked(c, task_id))["inputRequests"]) == ["same"]
+            await c.update_task(task_id, {"same": accept("a")})
+            await settle()
+            assert list((await parked(c, task_id))["inputRequests"]) == ["same-2"]
+            await c.update_task(task_id, {"same": accept("stale")})  # answered already: ignored
+            await c.update_task(task_id, {"same-2": accept("b")})
+            assert (await c.wait_task(task_id))["content"] == [{"type": "text", "text": "a b"}]
 
     run(scenario)

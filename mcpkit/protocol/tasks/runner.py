@@ -34,10 +34,7 @@ class TaskHandle:
     async def ask(self, method: str, params: dict[str, Any], key: str | None) -> dict[str, Any]:
         """Park the task in ``input_required`` with this request; resume with its answer."""
         record = self.record
-        record.asked += 1
-        if key is None or key in record.input_requests:
-            key = f"{method.split('/')[0]}-{record.asked}"
-        record.ask(key, {"method": method, "params": params})
+        key = record.ask(key, method, params)
         await self.tasks.store.save(record)
         while key not in record.input_responses:
             await self.tasks.changed(record.task_id)

@@ -39,6 +39,7 @@ class TaskRecord:
         "error",
         "input_requests",
         "input_responses",
+        "keys",
         "owner",
         "poll_interval_ms",
         "result",
@@ -62,6 +63,7 @@ class TaskRecord:
         self.input_requests: dict[str, dict[str, Any]] = {}
         self.input_responses: dict[str, dict[str, Any]] = {}
         self.asked = 0
+        self.keys: set[str] = set()  # every input request key used (never reused, SEP-2663)
 
     @property
     def terminal(self) -> bool:
@@ -85,11 +87,17 @@ class TaskRecord:
         self.touch()
         return True
 
-    def ask(self, key: str, request: dict[str, Any]) -> None:
-        """Record an outstanding input request: the task waits for the client."""
-        self.input_requests[key] = request
+    def ask(self, key: str | None, method: str, params: dict[str, Any]) -> str:
+        """Record an outstanding input request (the task waits for the client); returns its
+        key: ``key`` unless this task used it before, else a fresh one."""
+        self.asked += 1
+        if key is None or key in self.keys:
+            key = f"{key or method.split('/')[0]}-{self.asked}"
+        self.keys.add(key)
+        self.input_requests[key] = {"method": method, "params": params}
         self.status = "input_required"
         self.touch()
+        return key
 
     def answer(self, responses: dict[str, Any]) -> bool:
         """Take the answers to outstanding requests (others are ignored); back to ``working``
