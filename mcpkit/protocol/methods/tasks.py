@@ -47,7 +47,9 @@ def _missing(what: str) -> ClientCapabilityError:
     )
 
 
-async def call_as_task(runtime: Runtime, ctx: RequestContext, tool: Tool, run: Run) -> Any:
+async def call_as_task(
+    runtime: Runtime, ctx: RequestContext, tool: Tool, run: Run
+) -> dict[str, Any]:
     """A ``tools/call`` of a task-supporting tool: ``CreateTaskResult`` when the request
     declares the extension (at once, or at ``ctx.continue_as_task()``), else ``run()``."""
     if not ctx.stateless or not declares_tasks(ctx):  # no tasks in the handshake era
@@ -71,7 +73,7 @@ async def call_as_task(runtime: Runtime, ctx: RequestContext, tool: Tool, run: R
 
 async def _until_task(
     runtime: Runtime, ctx: RequestContext, create: Callable[[], Awaitable[TaskHandle]], run: Run
-) -> Any:
+) -> dict[str, Any]:
     """Run the call in the request until it finishes or calls ``ctx.continue_as_task()``."""
     became: asyncio.Future[TaskHandle] = asyncio.get_running_loop().create_future()
 

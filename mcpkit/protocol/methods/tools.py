@@ -8,6 +8,7 @@ A tool still running at its timeout is cancelled and answered as its failure.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 import secrets
@@ -67,12 +68,9 @@ async def _tools_call(
     async def run() -> dict[str, Any]:
         return await _run_tool(runtime, ctx, tool, arguments)
 
-    async def call() -> dict[str, Any]:
-        if tool.task == "forbidden":
-            return await run()
-        result: dict[str, Any] = await call_as_task(runtime, ctx, tool, run)
-        return result
-
+    call = run
+    if tool.task != "forbidden":  # the tasks extension decides: a task, inline, or -32021
+        call = functools.partial(call_as_task, runtime, ctx, tool, run)
     if not ctx.stateless:  # only 2026-07-28 requests carry input responses
         return await call()
     return await with_input(runtime, ctx, params, ("tools/call", name), call)
