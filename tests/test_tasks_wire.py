@@ -291,3 +291,98 @@ def test_stdio_handshake_era_runs_optional_tools_inline_and_refuses_required_one
             await server
 
     run(scenario)
+
+
+def test_http_a_task_belongs_to_the_token_holder_that_created_it() -> None:
+    from mcpkit.transports.http.auth import static_tokens
+
+    app, probe = make_app()
+    tokens = {"ada-token": {"sub": "ada"}, "bob-token": {"sub": "bob"}}
+    asgi = app.asgi(json_response=True, auth=static_tokens(tokens))
+
+    def as_(token: str, method: str, name: str | None = None) -> dict[str, str]:
+        return {**headers(method, name), "authorization": f"Bearer {token}"}
+
+    async def scenario() -> None:
+        await asgi.start()
+        try:
+            created = await request(
+                asgi,
+                "POST",
+                call(1, "hold", {"label": "o"}),
+                as_("ada-token", "tools/call", "hold"),
+            )
+            task_id = created.json["result"]["taskId"]
+            for method in ("tasks/get", "tasks/cancel"):
+                body = rpc(2, method, {"taskId": task_id})
+                theirs = await request(asgi, "POST", body, as_("bob-token", method, task_id))
+                assert theirs.json["error"]["code"] == -32602
+            body = rpc(3, "tasks/get", {"taskId": task_id})
+            mine = await request(asgi, "POST", body, as_("ada-token", "tasks/get", task_id))
+            assert mine.json["result"]["status"] == "working"
+            probe.gate("o").set()
+        finally:
+            await asgi.aclose()
+
+    run(scenario)
+
+
+def test_http_continue_as_task_answers_an_input_round_then_a_task() -> None:
+    app, probe = make_app()
+    asgi = app.asgi(json_response=True)
+
+    async def scenario() -> None:
+        await asgi.start()
+        try:
+            first = await request(
+                asgi, "POST", call(1, "later", {}), headers("tools/call", "later")
+            )
+            round_one = first.json["result"]
+            assert round_one["resultType"] == "input_required"
+            assert list(round_one["inputRequests"]) == ["user_name"]
+            retry = call(2, "later", {})
+            retry["params"]["inputResponses"] = {
+                "user_name": {"action": "accept", "content": {"name": "Ada"}}
+            }
+            retry["params"]["requestState"] = round_one["requestState"]
+            second = await request(asgi, "POST", retry, headers("tools/call", "later"))
+            created = second.json["result"]
+            assert created["resultType"] == "task"
+            assert "requestState" not in created
+            probe.gate("later").set()
+            await settle()
+            body = rpc(3, "tasks/get", {"taskId": created["taskId"]})
+            done = await request(asgi, "POST", body, headers("tasks/get", created["taskId"]))
+            assert done.json["result"]["result"]["content"] == [
+                {"type": "text", "text": "Hello, Ada"}
+            ]
+        finally:
+            await asgi.aclose()
+
+    run(scenario)
+
+
+def test_stdio_tool_errors_complete_and_protocol_errors_fail() -> None:
+    app, _ = make_app()
+
+    async def scenario() -> None:
+        async with serve_on_pipes(app) as (server, write, reader):
+            pipe = Pipe(write, reader)
+            failing = (await pipe.ask(call(1, "fails", {})))["result"]["taskId"]
+            breaking = (await pipe.ask(call(2, "breaks", {})))["result"]["taskId"]
+            await settle()
+            done = (await pipe.ask(rpc(3, "tasks/get", {"taskId": failing})))["result"]
+            assert (done["status"], done["result"]) == (
+                "completed",
+                {"content": [{"type": "text", "text": "it did not work"}], "isError": True},
+            )
+            failed = (await pipe.ask(rpc(4, "tasks/get", {"taskId": breaking})))["result"]
+            assert (failed["status"], failed["error"]) == (
+                "failed",
+                {"code": -32603, "message": "broken on purpose", "data": {"why": "test"}},
+            )
+            assert "result" not in failed
+            pipe.out.close()
+            await server
+
+    run(scenario)

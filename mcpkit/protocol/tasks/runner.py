@@ -56,7 +56,7 @@ class Tasks:
         self.store: TaskStore = store if store is not None else MemoryTaskStore()
         self._running: dict[str, asyncio.Task[Any]] = {}
         self._wakers: dict[str, asyncio.Event] = {}
-        self._unwatch = self.store.watch(self._saved)
+        self.store.watch(self._saved)  # for the server's life (a stopped server may restart)
 
     async def create(self, owner: str | None, ttl_ms: int | None, poll_ms: int) -> TaskHandle:
         """A new task record, readable by ``tasks/get`` when this returns."""
@@ -128,7 +128,6 @@ class Tasks:
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
-        self._unwatch()
 
     def __len__(self) -> int:
         return len(self._running)

@@ -190,7 +190,12 @@ class MemoryTaskStore:
 
     def watch(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
+
+        def unwatch() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unwatch
 
     def __len__(self) -> int:
         return len(self._records)
