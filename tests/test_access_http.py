@@ -79,10 +79,26 @@ def test_two_principals_see_different_lists_over_http(hiding: InProcess) -> None
     assert [t["name"] for t in reply.json["result"]["tools"]] == ["echo"]
 
 
-CALLS = [
+CALLS: list[tuple[str, dict[str, Any]]] = [
     ("tools/call", {"name": "write_note", "arguments": {"text": "x"}}),
     ("resources/read", {"uri": "notes://7"}),
     ("prompts/get", {"name": "draft", "arguments": {"topic": "x"}}),
+]
+COMPLETIONS: list[tuple[str, dict[str, Any]]] = [
+    (
+        "completion/complete",
+        {
+            "ref": {"type": "ref/prompt", "name": "draft"},
+            "argument": {"name": "topic", "value": ""},
+        },
+    ),
+    (
+        "completion/complete",
+        {
+            "ref": {"type": "ref/resource", "uri": "notes://{number}"},
+            "argument": {"name": "number", "value": ""},
+        },
+    ),
 ]
 
 
@@ -114,7 +130,11 @@ STEP_UP = (
 )
 
 
-@pytest.mark.parametrize(("method", "params"), CALLS, ids=["tool", "template", "prompt"])
+@pytest.mark.parametrize(
+    ("method", "params"),
+    CALLS + COMPLETIONS,
+    ids=["tool", "template", "prompt", "complete-prompt", "complete-template"],
+)
 def test_challenge_mode_answers_a_call_with_the_step_up_challenge(
     challenging: InProcess, method: str, params: dict[str, Any]
 ) -> None:

@@ -50,9 +50,10 @@ def listed(items: list[Any], ctx: RequestContext, app: App) -> list[Any]:
 
 def step_up(app: App, incoming: Incoming) -> tuple[str, ...] | None:
     """For a transport that can challenge (HTTP, inside ``Server.acting_for``): the scopes a
-    step-up challenge names, when ``incoming`` is a single call to a definition its caller sees
-    listed but lacks scopes for (the scopes it holds plus those it needs, sorted); else
-    ``None``, and the request is answered as usual."""
+    step-up challenge names, when ``incoming`` is a single call (``tools/call``,
+    ``resources/read``, ``prompts/get``, or ``completion/complete`` of a prompt's or template's
+    argument) to a definition its caller sees listed but lacks scopes for (the scopes it holds
+    plus those it needs, sorted); else ``None``, and the request is answered as usual."""
     if app.options.on_missing_scope != "challenge" or not app.switches.guarded:
         return None
     message = _request(incoming.message)
@@ -86,18 +87,27 @@ def _request(message: Any) -> Request | None:
 
 def _targets(app: App, method: str, params: dict[str, Any]) -> list[Any]:
     """The definitions a call names, in the order a lookup tries them."""
-    key = params.get("uri" if method == "resources/read" else "name")
+    if method == "completion/complete":
+        ref = params.get("ref")
+        if not isinstance(ref, dict):
+            return []
+        if ref.get("type") == "ref/prompt":
+            method, params = "prompts/get", ref
+        elif ref.get("type") == "ref/resource":
+            method, params = "ref/resource", ref
+    key = params.get("name" if method in ("tools/call", "prompts/get") else "uri")
     if not isinstance(key, str):
         return []
+    found: list[Any] = []
     if method == "tools/call":
-        found: list[Any] = [app.tools.get(key)]
+        found = [app.tools.get(key)]
     elif method == "prompts/get":
         found = [app.prompts.get(key)]
+    elif method == "ref/resource":
+        found = [app.resource_templates.get(key)]
     elif method == "resources/read":
         templates = app.resource_templates.values()
         found = [app.resources.get(key), *(t for t in templates if t.match(key) is not None)]
-    else:
-        return []
     return [definition for definition in found if definition is not None]
 
 
