@@ -104,9 +104,9 @@ def introduce(specs: Sequence[ServerSpec], peers: bool, quick: bool) -> float:
 def print_tables(measurement: Measurement, results: Results, since: CpuTimes | None) -> None:
     """Each table as soon as it is measured, with the host's steal time while it was."""
     last = since
-    for title, rows in measurement.tables():
+    for table in measurement.tables():
         now = cpu_times()
-        print("\n".join(results.add(title, rows)), flush=True)
+        print("\n".join(results.add(*table)), flush=True)
         if note := steal_note(last, now):
             print(f"{note}\n", flush=True)
         last = now

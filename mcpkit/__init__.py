@@ -24,8 +24,10 @@ from mcpkit.exceptions import (
     InvalidArguments,
     MCPKitError,
     ProtocolError,
+    ResourceNotFound,
     ToolError,
 )
+from mcpkit.middleware import Call
 from mcpkit.results import ToolResult
 from mcpkit.schema import Header
 from mcpkit.tools import Tool, ToolAnnotations
@@ -33,6 +35,7 @@ from mcpkit.tools import Tool, ToolAnnotations
 __all__ = [
     "App",
     "Audio",
+    "Call",
     "ClientCapabilityError",
     "Context",
     "DefinitionError",
@@ -43,6 +46,7 @@ __all__ = [
     "MCPKitError",
     "ProtocolError",
     "ResourceLink",
+    "ResourceNotFound",
     "ServerOptions",
     "Text",
     "Tool",

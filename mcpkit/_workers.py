@@ -5,7 +5,9 @@ onto one queue that long-lived worker threads drain, and each result goes into i
 loop's outbox the moment it is ready: the first result wakes the loop, and any that arrive
 before the loop gets round to it ride along in the same wake-up (batching without making a
 fast result wait for a slow job). Threads are started on demand (none until the first sync
-call) up to a bound, and are daemons, so a stuck tool never keeps the process alive.
+call) up to a bound, and are daemons, so a stuck tool never keeps the process alive. A job
+whose caller stopped waiting (its request was cancelled, or timed out) runs to its end all the
+same, since a thread cannot be stopped; its result is dropped, with a debug line.
 
 When the loop has nothing else to run and a worker is idle, the loop thread waits for the
 result in place, for at most ``WAIT_HERE`` seconds, instead of going back to its selector
@@ -24,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import logging
 import queue
 import sys
 import threading
@@ -37,6 +40,8 @@ except ImportError:  # pragma: no cover - deleted: results always come through t
     _speedups = None  # type: ignore[assignment]
 
 __all__ = ["Workers"]
+
+logger = logging.getLogger("mcpkit.workers")
 
 WAIT_HERE = 0.0002  # seconds the loop thread may wait in place for a worker's result
 SKIP_AFTER_MISS = 64  # calls of a function not waited for in place after it missed
@@ -259,7 +264,8 @@ def _execute(call: Callable[[], Any]) -> tuple[bool, Any]:
 
 
 def _settle_one(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
-    if future.cancelled():
+    if future.cancelled():  # its call was cancelled or timed out: nobody waits for this
+        logger.debug("a worker finished a call nobody waits for any more; result dropped")
         return
     try:
         if ok:

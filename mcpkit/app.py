@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import math
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
@@ -20,7 +21,7 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.middleware import Middleware
 from mcpkit.prompts import Prompt, PromptOptions
 from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
-from mcpkit.tools import Tool, ToolOptions
+from mcpkit.tools import Tool, ToolOptions, is_seconds
 
 if TYPE_CHECKING:  # for App.asgi's signature only (allow-listed: the module loads on call)
     from mcpkit.transports.http import BearerAuth, HttpApp, Verifier
@@ -52,6 +53,7 @@ class ServerOptions:
     or, over authenticated HTTP, sees it listed and is answered 403 ``insufficient_scope``
     when it calls it (``"challenge"``: OAuth step-up). ``stdio_principal`` is the principal of
     every request served over stdio (which authenticates nobody).
+    ``tool_timeout`` (seconds) is the timeout of every tool that does not set its own.
     """
 
     mask_errors: bool = True
@@ -63,8 +65,15 @@ class ServerOptions:
     on_missing_scope: Literal["hide", "challenge"] = "hide"
     stdio_principal: Any = None
     cache: Mapping[str, tuple[int, CacheScope]] | None = None
+    tool_timeout: float | None = None
 
     def __post_init__(self) -> None:
+        timeout = self.tool_timeout
+        if timeout is not None and not (is_seconds(timeout) and timeout != math.inf):
+            raise ValueError(
+                f"tool_timeout must be a positive, finite number of seconds or None, "
+                f"not {self.tool_timeout!r}"
+            )
         if not _is_int(self.page_size) or self.page_size < 1:
             raise ValueError(f"page_size must be an integer of at least 1, not {self.page_size!r}")
         if not _is_int(self.ttl_ms) or self.ttl_ms < 0:
@@ -163,9 +172,9 @@ class App:
         """Register ``fn`` as a tool and return its definition (options: :class:`ToolOptions`).
 
         Options: ``name``, ``title``, ``description``, ``annotations``, ``icons``, ``meta``,
-        ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``, and
+        ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``,
         ``blocking`` (``False`` runs a sync function on the event loop; only for code that
-        never blocks).
+        never blocks), and ``timeout`` (seconds; see :class:`ToolOptions`).
         """
         tool = Tool(fn, **options)
         self._add_unique(self._tools, tool.name, tool, "tool", "; pass name=... to one")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeGuard
 
 import typing_extensions
 from typing_extensions import Unpack
@@ -26,7 +26,7 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.results import ToolResult, structured_result, tool_result, unstructured_result
 from mcpkit.schema import EMPTY, Param, arguments_schema, return_schema
 
-__all__ = ["TOOL_NAME", "Tool", "ToolAnnotations", "ToolOptions"]
+__all__ = ["TOOL_NAME", "Tool", "ToolAnnotations", "ToolOptions", "is_seconds"]
 
 TOOL_NAME = NAME
 
@@ -94,7 +94,10 @@ class ToolOptions(AccessOptions, total=False):
     ``jsonschema``); ``structured_output`` forces (or refuses) an output schema;
     ``text_mirror`` (default true) repeats structured content as a text block; ``blocking=False``
     runs a sync function on the event loop instead of a worker thread (only for code that never
-    blocks); ``scopes``, ``visible`` and ``tags`` say who sees it (:class:`AccessOptions`).
+    blocks). ``timeout`` (seconds) answers a call still running after it as the tool's failure
+    and cancels it (a sync tool's thread cannot be stopped: it runs on, its result dropped);
+    ``None`` takes ``ServerOptions.tool_timeout``, ``math.inf`` opts out of that default;
+    ``scopes``, ``visible`` and ``tags`` say who sees it (:class:`AccessOptions`).
     """
 
     name: str | None
@@ -108,6 +111,7 @@ class ToolOptions(AccessOptions, total=False):
     structured_output: bool | None
     text_mirror: bool
     blocking: bool
+    timeout: float | None
 
 
 class Tool(Definition):
@@ -135,6 +139,7 @@ class Tool(Definition):
         self.structured_output = options.get("structured_output")
         self.text_mirror = options.get("text_mirror", True)
         self.blocking = options.get("blocking", True)
+        self.timeout = _checked_timeout(options.get("timeout"), label)
 
     def __repr__(self) -> str:
         return f"<Tool {self.name!r}>"
@@ -233,6 +238,21 @@ def _dump(output: Any, value: Any) -> Any:
     adapter = output.adapter  # its core validator and serializer, without the wrappers' frames
     data = adapter.serializer.to_python(adapter.validator.validate_python(value), mode="json")
     return {"result": data} if output.wrapped else data
+
+
+def is_seconds(value: object) -> TypeGuard[float]:
+    """A number of seconds a timeout may be: a positive int or float (``math.inf`` too; NaN
+    and ``True`` are not)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def _checked_timeout(seconds: Any, where: str) -> float | None:
+    if seconds is None or is_seconds(seconds):
+        return seconds  # (math.inf: "no limit, whatever the App's default")
+    raise DefinitionError(
+        f"{where}: timeout must be a positive number of seconds, math.inf for none or None for "
+        f"the App's tool_timeout, not {seconds!r}"
+    )
 
 
 def _checked_explicit(schema: dict[str, Any] | None, where: str, what: str) -> Any:

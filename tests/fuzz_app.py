@@ -3,7 +3,9 @@
 Every tool, resource and prompt takes a ``tag`` (unique per fuzzed message) and counts its runs
 under it, so a suite can tell how often each message ran. ``gate`` and ``gate_sync`` block until
 the ``release`` tool is called; ``runs`` answers the counts. ``make_app()`` builds a fresh app
-(with its own counts and gates) for each in-process example.
+(with its own counts and gates) for each in-process example. Every request passes through a
+middleware (``relay``), so the suites' invariants (each id answered once, no tool run twice,
+cancels honoured) hold with the middleware path in between.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from typing import Any
 
 from gates import Gate
 
-from mcpkit import App, Context
+from mcpkit import App, Call, Context
+from mcpkit.middleware import CallNext
 
 
 class Recorder:
@@ -35,11 +38,16 @@ class Recorder:
 
 
 def make_app() -> tuple[App, Recorder]:
-    app = App("fuzz", "1.0")
+    app = App("fuzz", "1.0", middleware=[relay])
     recorder = Recorder()
     _add_tools(app, recorder)
     _add_features(app, recorder)
     return app, recorder
+
+
+async def relay(call: Call, call_next: CallNext) -> dict[str, Any]:
+    """Passes every request on (with a rewrite of the params, to run that path too)."""
+    return await call_next(call.replace(params=dict(call.params)))
 
 
 def _add_tools(app: App, recorder: Recorder) -> None:

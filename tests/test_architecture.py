@@ -44,6 +44,8 @@ FORBIDDEN_ON_IMPORT = (
     "httpx",
     "anyio",
     "jsonschema",
+    "jwt",
+    "cryptography",
     "mcpkit._explicit_schema",
     "mcpkit.cli",
     "mcpkit.transports.http",
@@ -590,6 +592,19 @@ with open(sys.argv[1], "w", encoding="utf-8") as out:
 """
 
 
+def fresh_python(*args: str) -> subprocess.CompletedProcess[str]:
+    """A new interpreter run in the repository (no stdin), its output captured."""
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
 @dataclass(frozen=True)
 class Hygiene:
     stdout: str
@@ -603,15 +618,7 @@ class Hygiene:
 @pytest.fixture(scope="module")
 def hygiene(tmp_path_factory: pytest.TempPathFactory) -> Hygiene:
     report = tmp_path_factory.mktemp("hygiene") / "report.json"
-    done = subprocess.run(
-        [sys.executable, "-W", "default", "-c", HYGIENE_SCRIPT, str(report)],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = fresh_python("-W", "default", "-c", HYGIENE_SCRIPT, str(report))
     assert done.returncode == 0, f"`import mcpkit` failed:\n{done.stderr}"
     return Hygiene(done.stdout, done.stderr, **json.loads(report.read_text(encoding="utf-8")))
 
@@ -744,3 +751,23 @@ def test_app_asgi_takes_exactly_the_http_app_options() -> None:
         (p.name, p.kind, p.default, p.annotation) for p in http
     ]
     assert inspect.signature(App.asgi).return_annotation == "HttpApp"
+
+
+# The JWT library (the `jwt` extra) loads only when `JWTVerifier` is first named: a server
+# without JWT auth never pays for PyJWT and cryptography, nor needs them installed.
+JWT_LIBRARIES = ("jwt", "cryptography", "mcpkit.transports.http._jwt")
+HTTP_HYGIENE_SCRIPT = """
+import json, sys
+import mcpkit.transports.http
+loaded = sorted(sys.modules)
+from mcpkit.transports.http import JWTVerifier
+print(json.dumps([loaded, sorted(sys.modules)]))
+"""
+
+
+def test_http_loads_the_jwt_library_only_when_jwt_verifier_is_named() -> None:
+    done = fresh_python("-c", HTTP_HYGIENE_SCRIPT)
+    assert done.returncode == 0, done.stderr
+    before, after = json.loads(done.stdout)
+    assert [m for m in before if any(covers(f, m) for f in JWT_LIBRARIES)] == []
+    assert {"jwt", "cryptography", "mcpkit.transports.http._jwt"} <= set(after)

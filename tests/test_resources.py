@@ -610,8 +610,9 @@ def test_contents_needs_exactly_one_of_text_or_blob() -> None:
 
 
 def test_a_template_may_say_not_found() -> None:
-    from mcpkit.exceptions import ResourceNotFound
+    from mcpkit import ResourceNotFound  # public: the idiom the docs show
 
+    assert ResourceNotFound is mcpkit.exceptions.ResourceNotFound
     app = App("users", "1")
 
     @app.resource("users://{user_id}")
@@ -628,6 +629,29 @@ def test_a_template_may_say_not_found() -> None:
                 assert (error.code, error.data) == (code, {"uri": "users://2"})
 
     run(scenario)
+
+
+@pytest.mark.parametrize("error", [KeyError, LookupError, IndexError], ids=lambda e: e.__name__)
+def test_a_lookup_error_in_a_template_is_an_internal_error_not_not_found(
+    error: type[Exception], caplog: pytest.LogCaptureFixture
+) -> None:
+    # A KeyError escaping a function is a bug in it (a dict without that key), not the
+    # client's missing resource: it is never silently turned into "not found".
+    app = App("users", "1")
+
+    @app.resource("users://{user_id}")
+    def user(user_id: int) -> str:
+        raise error(user_id)
+
+    async def scenario() -> None:
+        for version in (HANDSHAKE, STATELESS):
+            async with Client(app, protocol_version=version) as client:
+                error = await rpc_error(client.read_resource("users://2"))
+                assert (error.code, error.message, error.data) == (-32603, "Internal error", None)
+
+    with caplog.at_level(logging.ERROR, logger="mcpkit"):
+        run(scenario)
+    assert caplog.records  # the bug is in the log, for the server's owner
 
 
 # ----------------------------------------------------------------------- percent-encoding

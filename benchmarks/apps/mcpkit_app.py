@@ -1,17 +1,20 @@
 """The benchmark's mcpkit server: ``mcpkit run benchmarks/apps/mcpkit_app.py:app``.
 
-``BENCH_TOOLS`` picks the tool set (see ``bench_tools``). ``build`` is the in-process scenario:
-register the given functions, compile them and render the full ``tools/list`` definitions.
+``BENCH_TOOLS`` picks the tool set (see ``bench_tools``); ``BENCH_MIDDLEWARE=1`` adds one
+pass-through middleware (what one costs). ``build`` is the in-process scenario: register the
+given functions, compile them and render the full ``tools/list`` definitions.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 from bench_tools import tool_count, tool_functions
 
-from mcpkit import App
+from mcpkit import App, Call
+from mcpkit.middleware import CallNext
 
 
 def make_app(functions: list[Callable[..., Any]]) -> App:
@@ -27,4 +30,10 @@ def build(functions: list[Callable[..., Any]]) -> list[dict[str, Any]]:
     return [tool.definition for tool in app.tools.values()]
 
 
+async def passthrough(call: Call, call_next: CallNext) -> dict[str, Any]:
+    return await call_next(call)
+
+
 app = make_app(tool_functions(tool_count()))
+if os.environ.get("BENCH_MIDDLEWARE") == "1":
+    app.middleware(passthrough)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from harness.report import Row, Target, median_row, percentile_rows
 from harness.scenarios.compile import compile_runs
 from harness.scenarios.http import HTTP_CONNECTIONS, http_rates
 from harness.scenarios.stdio import Session, sessions, spawn_once, startup
-from harness.specs import MANY_TOOLS, SMALL_TOOLS, ServerSpec
+from harness.specs import MANY_TOOLS, SMALL_TOOLS, ServerSpec, with_middleware
 from harness.weight import Weight, modules_imported, weights
 
 
@@ -66,7 +67,12 @@ def against(bound: float, *versus: str, at_most: bool = True) -> list[Target]:
     return [Target(bound, at_most, name) for name in versus]
 
 
-Table = tuple[str, list[Row]]  # a title and its rows
+class Table(NamedTuple):
+    """A title and its rows; ``servers`` when they are not the run's (the subject first)."""
+
+    title: str
+    rows: list[Row]
+    servers: list[str] | None = None
 
 
 @dataclass
@@ -88,6 +94,7 @@ class Measurement:
         session = sessions(self.specs, self.plan.calls, self.plan.pipelined)
         yield self.latency(session)
         yield self.throughput(session)
+        yield self.middleware()
         if self.peers:
             yield self.http()
         yield self.memory(session)
@@ -97,7 +104,7 @@ class Measurement:
         """``faster``: the bound on the time to a full tools/list against the incumbents."""
         first, listed = startup(self.specs, tools, spawns)
         listing = [FLOOR_START, *against(faster, *INCUMBENTS)]
-        return (
+        return Table(
             f"Start-up, {tools}-tool app (median [min-max] of {spawns} spawns)",
             [
                 median_row("spawn -> initialize", "ms", first, [FLOOR_START]),
@@ -107,7 +114,7 @@ class Measurement:
 
     def latency(self, session: Session) -> Table:
         add, add_async = session.latency["add"], session.latency["add_async"]
-        return (
+        return Table(
             f"Sequential tools/call latency ({self.plan.calls:,} calls each)",
             percentile_rows("add", add, [Target(5), *against(0.25, "mcp")])
             + percentile_rows("add_async", add_async, against(0.125, "mcp")),
@@ -115,16 +122,30 @@ class Measurement:
 
     def throughput(self, session: Session) -> Table:
         targets = [Target(0.3, at_most=False), *against(15, "mcp", at_most=False)]
-        return (
+        return Table(
             f"Pipelined throughput of add ({self.plan.pipelined:,} calls; median [min-max] of 3)",
             [median_row("add, pipelined", "calls/s", session.throughput, targets)],
+        )
+
+    def middleware(self) -> Table:
+        """What the pipeline costs: none registered (the handler is called directly) against
+        one pass-through middleware, the same server otherwise."""
+        specs = [self.specs[0], with_middleware(self.specs[0])]
+        session = sessions(specs, self.plan.calls, self.plan.pipelined)
+        return Table(
+            f"Middleware: none vs one pass-through ({self.plan.calls:,} sequential calls each)",
+            [
+                *percentile_rows("add", session.latency["add"], []),
+                median_row("add, pipelined", "calls/s", session.throughput),
+            ],
+            [spec.name for spec in specs],
         )
 
     def http(self) -> Table:
         seconds, rounds = self.plan.http_seconds, self.plan.http_rounds
         rates = http_rates(self.specs, seconds, rounds)
         targets = against(3, "mcp", at_most=False)
-        return (
+        return Table(
             f"HTTP, stateless JSON mode: tools/call add per second "
             f"({seconds:g} s per measurement; median [min-max] of {rounds})",
             [
@@ -146,12 +167,12 @@ class Measurement:
                 Row("installed size (site-packages)", "MiB", self.weight.size_mib),
                 Row("distributions in the closure", "count", self.weight.count),
             ]
-        return "Memory and weight", rows
+        return Table("Memory and weight", rows)
 
     def compile(self) -> Table:
         tools, repeats = self.plan.compile_tools, self.plan.compile_repeats
         wall, cpu = compile_runs(self.specs, tools, repeats)
-        return (
+        return Table(
             f"In-process: {tools} tools -> full tools/list definitions "
             f"(median [min-max] of {repeats})",
             [

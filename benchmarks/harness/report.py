@@ -158,8 +158,9 @@ class Results:
     tables: list[dict[str, Any]] = field(default_factory=list)
     judged: list[Verdict] = field(default_factory=list)
 
-    def add(self, title: str, rows: list[Row]) -> list[str]:
-        """Record a table; its Markdown lines."""
-        self.tables.append({"table": title, "rows": [row_json(row, self.names) for row in rows]})
-        self.judged += [v for row in rows for v in verdicts(title, row, self.names)]
-        return render(title, rows, self.names)
+    def add(self, title: str, rows: list[Row], servers: list[str] | None = None) -> list[str]:
+        """Record a table (of ``servers``, default the run's); its Markdown lines."""
+        names = servers or self.names
+        self.tables.append({"table": title, "rows": [row_json(row, names) for row in rows]})
+        self.judged += [v for row in rows for v in verdicts(title, row, names)]
+        return render(title, rows, names)

@@ -59,6 +59,11 @@ def default_specs() -> list[ServerSpec]:
     ]
 
 
+def with_middleware(spec: ServerSpec) -> ServerSpec:
+    """mcpkit's server with one pass-through middleware (``BENCH_MIDDLEWARE=1``)."""
+    return replace(spec, name="mcpkit +1 mw", env={**spec.env, "BENCH_MIDDLEWARE": "1"})
+
+
 # ---------------------------------------------------------------------------------- peers
 
 MCP_PIN = "mcp==2.3.0"

@@ -2,13 +2,17 @@
 
 A tool's own failure is its result (``isError``), masked unless the App says otherwise;
 argument failures are ``isError`` or ``-32602`` per the version (or ``App(invalid_arguments=)``).
+A tool still running at its timeout is cancelled and answered as its failure.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import math
 import secrets
-from collections.abc import Sequence
+import sys
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from pydantic_core import to_json
@@ -73,8 +77,10 @@ async def _run_tool(
     runtime: Runtime, ctx: RequestContext, tool: Tool, arguments: dict[str, Any]
 ) -> dict[str, Any]:
     name = tool.name
+    limit = tool.timeout if tool.timeout is not None else runtime.app.options.tool_timeout
     try:
-        value = await tool.run(arguments, Context(ctx), runtime.workers)
+        running = tool.run(arguments, Context(ctx), runtime.workers)
+        value = await (running if limit is None else _within(limit, running, tool))
         return tool.to_result(value, force_mirror=not structured_output(ctx.protocol_version))
     except InvalidArguments as exc:
         if _arguments_as_protocol_error(runtime, ctx):
@@ -91,6 +97,47 @@ async def _run_tool(
         if inner is not None:
             raise inner from None
         return error_result(_failure_text(runtime, name, exc))
+
+
+async def _within(limit: float, running: Coroutine[Any, Any, Any], tool: Tool) -> Any:
+    """The tool's value, or past ``limit`` seconds its cancellation and a ``ToolError`` saying
+    so. A cancellation from elsewhere (the client's) is not a timeout: it goes on as it was.
+    A sync tool's thread cannot be stopped; it runs on and the worker drops its late result."""
+    if limit == math.inf:  # the tool opted out of the App's default
+        return await running
+    if sys.version_info >= (3, 11):
+        deadline = asyncio.timeout(limit)
+        try:
+            async with deadline:
+                return await running
+        except TimeoutError:
+            if not deadline.expired():
+                raise  # the tool's own TimeoutError: its failure, as any exception
+    else:  # pragma: no cover - Python 3.10 (tested by its CI leg): no asyncio.timeout
+        expired: list[bool] = []
+        task = asyncio.current_task()
+        timer = asyncio.get_running_loop().call_later(limit, _expire, expired, task)
+        try:
+            return await running
+        except asyncio.CancelledError:
+            if not expired:
+                raise  # (after the client's cancel the server answers nothing either way)
+        finally:
+            timer.cancel()
+    text = f"Tool {tool.name!r} timed out after {_seconds(limit)} s"
+    logger.warning("%s%s", text, "" if tool.is_async else "; its thread runs on, result dropped")
+    raise ToolError(text)
+
+
+def _expire(expired: list[bool], task: asyncio.Task[Any] | None) -> None:  # pragma: no cover
+    expired.append(True)
+    if task is not None:
+        task.cancel()
+
+
+def _seconds(limit: float) -> str:
+    """5 -> "5", 0.25 -> "0.25", 1e-05 -> "1e-05"."""
+    return str(int(limit)) if float(limit).is_integer() else repr(float(limit))
 
 
 def _unencodable_result(

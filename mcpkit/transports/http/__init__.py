@@ -20,17 +20,33 @@ Messages a session sends outside any request (``Session.send``) go to its GET st
 
 Security: ``Origin`` is checked on every request (403), ``Host`` on loopback binds (421),
 ``Accept``/``Content-Type``/size give 406/415/413, and optional bearer-token auth (``auth=``)
-answers 401/403 with RFC 9728 metadata at ``/.well-known/oauth-protected-resource``.
+answers 401/403 with RFC 9728 metadata at ``/.well-known/oauth-protected-resource``;
+``JWTVerifier`` (the ``jwt`` extra, loaded on first use) verifies JWT access tokens for it.
 
 Modules: ``app`` (``HttpApp``: routing, lifespan, POST/GET/DELETE), ``_exchange`` (one
 request/response), ``_guards`` (Host/Origin/content negotiation), ``auth`` (bearer tokens,
-RFC 9728), ``_sessions`` (the session table), ``_sse`` (event streams), ``_disconnect``
-(cancelling a call whose client left).
+RFC 9728), ``_jwt`` (JWT access tokens) and ``_jwks`` (an authorization server's key set),
+``_sessions`` (the session table), ``_sse`` (event streams), ``_disconnect`` (cancelling a call
+whose client left).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from mcpkit.transports.http.app import HttpApp
 from mcpkit.transports.http.auth import BearerAuth, Verifier, static_tokens
 
-__all__ = ["BearerAuth", "HttpApp", "Verifier", "static_tokens"]
+if TYPE_CHECKING:
+    from mcpkit.transports.http._jwt import JWTVerifier
+
+__all__ = ["BearerAuth", "HttpApp", "JWTVerifier", "Verifier", "static_tokens"]
+
+
+def __getattr__(name: str) -> Any:
+    """``JWTVerifier`` loads PyJWT (the ``jwt`` extra) when first named, not before."""
+    if name == "JWTVerifier":
+        from mcpkit.transports.http._jwt import JWTVerifier
+
+        return JWTVerifier
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
