@@ -13,7 +13,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from features_support import run, settle
 from stdio_support import serve_on_pipes
+from test_listen import listen_request
 
 from mcpkit import App, Context, DefinitionError, ServerOptions
 from mcpkit._availability import CACHEABLE, scopes_of
@@ -500,3 +502,52 @@ def test_stdio_hides_scoped_definitions_without_a_stdio_principal() -> None:
 def test_stdio_serves_as_the_stdio_principal() -> None:
     everything = ["echo", "write_note", "audit"]
     assert list(_stdio_lists(build(stdio_principal=ALICE))) == [everything, everything]
+
+
+# --------------------------------------------------------------------- subscriptions
+
+
+def _updated(notes: list[dict[str, Any]]) -> list[str]:
+    return [n["params"]["uri"] for n in notes if n["method"] == "notifications/resources/updated"]
+
+
+def test_a_session_hears_no_updates_of_a_resource_hidden_from_it() -> None:
+    app = build()
+    uris = ["notes://all", "notes://7", "memo://unknown", "public://readme"]
+
+    async def scenario() -> dict[str, list[str]]:
+        heard = {}
+        for who, principal in (("alice", ALICE), ("bob", {"sub": "bob", "scp": []})):
+            async with Client(app, principal=principal) as client:
+                for uri in uris:
+                    assert await client.request("resources/subscribe", {"uri": uri}) == {}
+                for uri in uris:
+                    app.notify_resource_updated(uri)
+                await settle()
+                heard[who] = _updated(client.notifications)
+        return heard
+
+    assert run(scenario) == {
+        "alice": uris,
+        "bob": ["memo://unknown", "public://readme"],  # an unknown URI is heard of, as before
+    }
+
+
+def test_a_listen_stream_hears_no_updates_of_a_resource_hidden_from_it() -> None:
+    app = build()
+    wanted = {"resourceSubscriptions": ["notes://all", "public://readme"]}
+
+    async def scenario() -> tuple[dict[str, Any], list[str]]:
+        async with Client(app, protocol_version=MODERN, principal=BOB) as bob:
+            stream = asyncio.ensure_future(bob.send(listen_request("listen-1", wanted)))
+            await settle()
+            app.disable(name="notes://all")
+            app.notify_resource_updated("notes://all")
+            app.notify_resource_updated("public://readme")
+            await settle()
+            stream.cancel()
+            return bob.notifications[0]["params"]["notifications"], _updated(bob.notifications)
+
+    acknowledged, heard = run(scenario)
+    assert acknowledged == wanted  # the acknowledgement names every URI asked for, as before
+    assert heard == ["public://readme"]

@@ -27,7 +27,7 @@ from mcpkit.protocol.jsonrpc import Request
 from mcpkit.protocol.request import RequestContext, checked_meta
 from mcpkit.protocol.versions import HTTP_DEFAULT_VERSION, META_VERSION
 
-__all__ = ["listed", "scopes_of", "step_up", "usable"]
+__all__ = ["hidden_uri", "listed", "scopes_of", "step_up", "usable"]
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -37,6 +37,15 @@ def usable(definition: Any, ctx: RequestContext, app: App) -> bool:
     if not app.switches.restricted:
         return True
     return _shown(definition, ctx, app) and _holds(definition, scopes_of(ctx.principal))
+
+
+def hidden_uri(app: App, ctx: RequestContext, uri: str) -> bool:
+    """Whether ``uri`` is served only by definitions hidden from this request: then telling it
+    of the resource's updates would tell it that the resource exists."""
+    if not app.switches.restricted:
+        return False
+    found = _targets(app, "resources/read", {"uri": uri})
+    return bool(found) and not any(usable(definition, ctx, app) for definition in found)
 
 
 def listed(items: list[Any], ctx: RequestContext, app: App) -> list[Any]:

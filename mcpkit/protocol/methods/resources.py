@@ -11,7 +11,7 @@ from typing import Any
 
 from mcpkit.context import Context
 from mcpkit.exceptions import InvalidParams, ResourceNotFound
-from mcpkit.protocol.access import usable
+from mcpkit.protocol.access import hidden_uri, usable
 from mcpkit.protocol.methods.input_required import with_input
 from mcpkit.protocol.methods.pagination import listing
 from mcpkit.protocol.methods.params import string_param
@@ -80,7 +80,9 @@ async def _read_uri(
 async def _subscribe(
     runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
 ) -> dict[str, Any]:
-    ctx.session.resource_subscriptions.add(string_param(params, "uri"))
+    uri = string_param(params, "uri")
+    if not hidden_uri(runtime.app, ctx, uri):  # else its updates would reveal it: answered alike
+        ctx.session.resource_subscriptions.add(uri)
     return {}
 
 
