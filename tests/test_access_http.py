@@ -220,3 +220,18 @@ def test_cache_scope_is_private_behind_auth() -> None:
         body = {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": META}}
         result = post(served, body, modern_headers("tools/list")).json["result"]
     assert (result["ttlMs"], result["cacheScope"]) == (0, "public")
+
+
+def test_required_scopes_read_the_scp_claim_and_a_scope_attribute() -> None:
+    class Token:
+        scope = "mcp:use"
+
+    tokens = {"scp": {"sub": "s", "scp": ["mcp:use"]}, "attr": Token(), "none": {"sub": "n"}}
+    endpoint = build().asgi(auth=BearerAuth(static_tokens(tokens), required_scopes=("mcp:use",)))
+    with in_process(endpoint) as served:
+        body = {"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"_meta": META}}
+        statuses = {
+            token: post(served, body, bearer(token, **modern_headers("tools/list"))).status
+            for token in tokens
+        }
+    assert statuses == {"scp": 200, "attr": 200, "none": 403}
