@@ -9,6 +9,10 @@ exists. With ``ServerOptions(on_missing_scope="challenge")``, an authenticated H
 also sees the definitions it lacks scopes for listed, and a single call to one is answered by
 the transport with an OAuth step-up challenge (:func:`step_up`); inside a batch it stays
 hidden (a batch has one HTTP status for all its members).
+
+:func:`scopes_of` (what a principal holds) is defined in ``mcpkit._availability`` and
+re-exported here: the HTTP transport's ``BearerAuth`` reads scopes with it too, without one
+more name across the core/transport seam.
 """
 
 from __future__ import annotations
