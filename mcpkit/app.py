@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from typing_extensions import Unpack
 
+from mcpkit._availability import CacheScope, Switches, check_server_access
 from mcpkit._directory import directory_reader
 from mcpkit._frozen import frozen
 from mcpkit._signatures import Definition
@@ -45,8 +46,13 @@ class ServerOptions:
     ``invalid_arguments`` forces how argument failures travel for every protocol version:
     ``"protocol"`` (a JSON-RPC ``-32602`` error) or ``"result"`` (``isError: true``); by default
     it follows the client's version. ``page_size`` sets list pagination; ``ttl_ms`` and
-    ``cache_scope`` are the caching hints of 2026-07-28 list results. ``state_key`` signs
+    ``cache_scope`` are the caching hints of 2026-07-28 list results (``cache`` overrides them
+    per method: ``{"tools/list": (60_000, "private")}``). ``state_key`` signs
     ``requestState`` (else ``MCPKIT_STATE_KEY``, else a random key per process).
+    ``on_missing_scope``: a caller without a definition's scopes does not see it (``"hide"``),
+    or, over authenticated HTTP, sees it listed and is answered 403 ``insufficient_scope``
+    when it calls it (``"challenge"``: OAuth step-up). ``stdio_principal`` is the principal of
+    every request served over stdio (which authenticates nobody).
     ``tool_timeout`` (seconds) is the timeout of every tool that does not set its own.
     """
 
@@ -54,8 +60,11 @@ class ServerOptions:
     invalid_arguments: Literal["protocol", "result"] | None = None
     page_size: int = 100
     ttl_ms: int = 0
-    cache_scope: Literal["public", "private"] = "public"
+    cache_scope: CacheScope = "public"
     state_key: str | bytes | None = None
+    on_missing_scope: Literal["hide", "challenge"] = "hide"
+    stdio_principal: Any = None
+    cache: Mapping[str, tuple[int, CacheScope]] | None = None
     tool_timeout: float | None = None
 
     def __post_init__(self) -> None:
@@ -76,6 +85,7 @@ class ServerOptions:
             )
         if self.cache_scope not in ("public", "private"):
             raise ValueError(f'cache_scope must be "public" or "private", not {self.cache_scope!r}')
+        check_server_access(self.on_missing_scope, self.cache)
 
 
 def _is_int(value: object) -> bool:
@@ -119,6 +129,7 @@ class App:
         self._templates: dict[str, ResourceTemplate] = {}
         self._prompts: dict[str, Prompt] = {}
         self._listeners: list[Listener] = []
+        self.switches = Switches()  # enable/disable rules; who may be hidden from whom
         self.middleware_chain: tuple[Middleware, ...] = ()  # the first is the outermost
         for each in middleware:
             self.middleware(each)
@@ -166,9 +177,7 @@ class App:
         never blocks), and ``timeout`` (seconds; see :class:`ToolOptions`).
         """
         tool = Tool(fn, **options)
-        if tool.name in self._tools:
-            raise DefinitionError(f"tool {tool.name!r} is defined twice; pass name=... to one")
-        self._tools[tool.name] = tool
+        self._add_unique(self._tools, tool.name, tool, "tool", "; pass name=... to one")
         self._changed("tools")
         return tool
 
@@ -220,8 +229,10 @@ class App:
 
     def remove_resource(self, uri: str) -> None:
         """Remove a resource or template by its URI (template) string."""
-        if self._resources.pop(uri, None) is None and self._templates.pop(uri, None) is None:
+        removed = self._resources.pop(uri, None) or self._templates.pop(uri, None)
+        if removed is None:
             raise KeyError(f"no resource or template {uri!r}")
+        self.switches.removed(removed)
         self._changed("resources")
 
     @property
@@ -261,8 +272,10 @@ class App:
         return prompt
 
     def remove_prompt(self, name: str) -> None:
-        if self._prompts.pop(name, None) is None:
+        removed = self._prompts.pop(name, None)
+        if removed is None:
             raise KeyError(f"no prompt named {name!r}")
+        self.switches.removed(removed)
         self._changed("prompts")
 
     @property
@@ -280,24 +293,46 @@ class App:
         self._changed("capabilities")  # may add `completions`
         return fn
 
-    @staticmethod
-    def _add_unique(registry: dict[str, Any], key: str, item: Any, what: str) -> None:
+    def _add_unique(
+        self, registry: dict[str, Any], key: str, item: Definition, what: str, hint: str = ""
+    ) -> None:
         if key in registry:
-            raise DefinitionError(f"{what} {key!r} is defined twice")
+            raise DefinitionError(f"{what} {key!r} is defined twice{hint}")
         registry[key] = item
+        self.switches.added(item)
 
     def remove_tool(self, name: str) -> None:
         """Remove a tool (clients that listen are told the list changed)."""
-        try:
-            del self._tools[name]
-        except KeyError:
-            raise KeyError(f"no tool named {name!r}") from None
+        removed = self._tools.pop(name, None)
+        if removed is None:
+            raise KeyError(f"no tool named {name!r}")
+        self.switches.removed(removed)
         self._changed("tools")
 
     @property
     def tools(self) -> Mapping[str, Tool]:
         """The registered tools by name, in registration order (read-only view)."""
         return self._tools
+
+    # ------------------------------------------------------------------ enable/disable
+
+    def disable(self, *, name: str | None = None, tags: Iterable[str] | None = None) -> None:
+        """Hide what is named ``name`` (a tool's or prompt's name, a resource's name or URI, a
+        template's name or URI template) or carries one of ``tags`` from lists and calls (a
+        call answers as for an unknown one). The latest enable/disable naming a definition or
+        one of its tags decides, for definitions added later too; clients hear list_changed."""
+        self._switch(False, name, tags)
+
+    def enable(self, *, name: str | None = None, tags: Iterable[str] | None = None) -> None:
+        """Undo :meth:`disable` for ``name`` and ``tags`` (same matching, latest call wins)."""
+        self._switch(True, name, tags)
+
+    def _switch(self, enabled: bool, name: str | None, tags: Iterable[str] | None) -> None:
+        changed = self.switches.switch(enabled, name, tags, self.definitions())
+        kinds = {definition.listed_in for definition in changed}
+        for kind in ("tools", "resources", "prompts"):
+            if kind in kinds:
+                self._changed(kind)
 
     # --------------------------------------------------------------------- middleware
 

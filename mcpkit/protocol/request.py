@@ -120,6 +120,7 @@ class RequestContext:
     __slots__ = (
         "_asked",
         "_last_progress",
+        "cache_hint",
         "client_capabilities",
         "client_info",
         "headers",
@@ -173,6 +174,7 @@ class RequestContext:
         self.meta = meta
         self.transport = transport
         self.reader = reader
+        self.cache_hint: tuple[int | None, str | None] | None = None  # a resource's own hints
         self.input_responses: dict[str, Any] = {}
         self.missing_inputs: dict[str, Any] = {}
         self._last_progress: float | None = None

@@ -38,6 +38,7 @@ from mcpkit.exceptions import (
 )
 from mcpkit.middleware import Transport
 from mcpkit.protocol import jsonrpc
+from mcpkit.protocol.access import step_up
 from mcpkit.protocol.connection import Connection, discard
 from mcpkit.protocol.envelope import stateless_result
 from mcpkit.protocol.headers import Headers
@@ -101,6 +102,7 @@ class Server:
         signer = StateSigner(state_key(app.options.state_key))
         self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities)
         self.read_uri = functools.partial(read_uri, self.runtime)
+        self.step_up = functools.partial(step_up, app)  # (incoming) -> scopes to challenge for
         self.state: Any = None
         self._capabilities: dict[str, Any] | None = None
         self._generation = 0  # bumped by every change that may alter the capabilities
@@ -385,7 +387,7 @@ class Session(Connection):
             result = await self._run(request.method, method, ctx, params)
         except ResourceNotFound as exc:  # retired in 2026-07-28: -32602 with the same data
             raise InvalidParams(exc.message, exc.data) from None
-        return stateless_result(result, request.method, method, self.server.app)
+        return stateless_result(result, request.method, method, self.server.app, ctx)
 
     async def _handshake(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
         if request.method == "initialize":
