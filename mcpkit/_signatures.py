@@ -17,6 +17,7 @@ from typing import Any
 
 import typing_extensions
 
+from mcpkit._availability import NO_ACCESS, Access
 from mcpkit._docstrings import parse_docstring
 from mcpkit._frozen import frozen
 from mcpkit._workers import Workers
@@ -181,19 +182,28 @@ def parameters(
 class Definition:
     """The shape every tool, resource, template and prompt has (``App.definitions()``).
 
-    ``name``; ``label`` names it in messages (``"tool 'add'"``); ``definition`` is the dict
-    its ``*/list`` method publishes; ``compile()`` builds schemas and validators now (raising
+    ``name``; ``label`` names it in messages (``"tool 'add'"``); ``access`` says who may see
+    it (its ``scopes``, ``visible`` and ``tags``); ``definition`` is the dict its ``*/list``
+    method publishes; ``compile()`` builds schemas and validators now (raising
     :class:`DefinitionError`); ``invoke()`` runs the function, the one way for all of them.
     """
 
     blocking = True  # a sync function may block: it runs in a worker thread, off the loop
+    listed_in = ""  # the list it is in: "tools", "resources" or "prompts"
 
     def __init__(
-        self, fn: Callable[..., Any], name: str, label: str, *, explicit: bool = False
+        self,
+        fn: Callable[..., Any],
+        name: str,
+        label: str,
+        *,
+        explicit: bool = False,
+        access: Access = NO_ACCESS,
     ) -> None:
         self.fn = fn
         self.name = name
         self.label = label
+        self.access = access  # scopes, visible, tags (mcpkit._availability)
         self.signature = check_signature(fn, label, explicit=explicit)
         self.is_async = inspect.iscoroutinefunction(fn)
         self._publish = not explicit

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import math
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
@@ -13,15 +12,15 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from typing_extensions import Unpack
 
+from mcpkit._availability import Switches
 from mcpkit._directory import directory_reader
-from mcpkit._extensions import extension_settings
-from mcpkit._frozen import frozen
 from mcpkit._signatures import Definition
 from mcpkit.exceptions import DefinitionError
 from mcpkit.middleware import Middleware
+from mcpkit.options import ServerOptions
 from mcpkit.prompts import Prompt, PromptOptions
 from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
-from mcpkit.tools import Tool, ToolOptions, is_seconds
+from mcpkit.tools import Tool, ToolOptions
 
 if TYPE_CHECKING:  # for App.asgi's signature only (allow-listed: the module loads on call)
     from mcpkit.transports.http import BearerAuth, HttpApp, Verifier
@@ -36,63 +35,6 @@ changes, ``("resource", uri)`` when a resource's contents change, ``("capabiliti
 when only what the server advertises may change."""
 Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 Completer = Callable[..., Any]
-
-
-@frozen
-class ServerOptions:
-    """How the server speaks the protocol: ``App(name, version, options=ServerOptions(...))``.
-
-    ``mask_errors=False`` shows exception text to clients (for development).
-    ``invalid_arguments`` forces how argument failures travel for every protocol version:
-    ``"protocol"`` (a JSON-RPC ``-32602`` error) or ``"result"`` (``isError: true``); by default
-    it follows the client's version. ``page_size`` sets list pagination; ``ttl_ms`` and
-    ``cache_scope`` are the caching hints of 2026-07-28 list results. ``state_key`` signs
-    ``requestState`` (else ``MCPKIT_STATE_KEY``, else a random key per process).
-    ``tool_timeout`` (seconds) is the timeout of every tool that does not set its own.
-    ``extensions`` maps extension ids (``"com.example/thing"``) to the settings the server
-    declares for them in ``capabilities.extensions``. ``task_ttl_ms`` (``None``: unlimited)
-    and ``task_poll_interval_ms`` are the defaults of tools that run as tasks.
-    """
-
-    mask_errors: bool = True
-    invalid_arguments: Literal["protocol", "result"] | None = None
-    page_size: int = 100
-    ttl_ms: int = 0
-    cache_scope: Literal["public", "private"] = "public"
-    state_key: str | bytes | None = None
-    tool_timeout: float | None = None
-    extensions: Mapping[str, dict[str, Any]] | None = None
-    task_ttl_ms: int | None = 3_600_000
-    task_poll_interval_ms: int = 1_000
-
-    def __post_init__(self) -> None:
-        timeout = self.tool_timeout
-        if timeout is not None and not (is_seconds(timeout) and timeout != math.inf):
-            raise ValueError(
-                f"tool_timeout must be a positive, finite number of seconds or None, "
-                f"not {self.tool_timeout!r}"
-            )
-        if self.extensions is not None:
-            object.__setattr__(self, "extensions", extension_settings(self.extensions))
-        if not _is_int(self.page_size) or self.page_size < 1:
-            raise ValueError(f"page_size must be an integer of at least 1, not {self.page_size!r}")
-        if not _is_int(self.ttl_ms) or self.ttl_ms < 0:
-            raise ValueError(f"ttl_ms must be an integer of at least 0, not {self.ttl_ms!r}")
-        for key in ("task_ttl_ms", "task_poll_interval_ms"):
-            value = getattr(self, key)
-            if (value is not None or key != "task_ttl_ms") and (not _is_int(value) or value < 1):
-                raise ValueError(f"{key} must be a positive integer, not {value!r}")
-        if self.invalid_arguments not in (None, "protocol", "result"):
-            raise ValueError(
-                'invalid_arguments must be "protocol", "result" or None, '
-                f"not {self.invalid_arguments!r}"
-            )
-        if self.cache_scope not in ("public", "private"):
-            raise ValueError(f'cache_scope must be "public" or "private", not {self.cache_scope!r}')
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class App:
@@ -132,6 +74,7 @@ class App:
         self._templates: dict[str, ResourceTemplate] = {}
         self._prompts: dict[str, Prompt] = {}
         self._listeners: list[Listener] = []
+        self.switches = Switches()  # enable/disable rules; who may be hidden from whom
         self.middleware_chain: tuple[Middleware, ...] = ()  # the first is the outermost
         for each in middleware:
             self.middleware(each)
@@ -179,9 +122,7 @@ class App:
         never blocks), and ``timeout`` (seconds; see :class:`ToolOptions`).
         """
         tool = Tool(fn, **options)
-        if tool.name in self._tools:
-            raise DefinitionError(f"tool {tool.name!r} is defined twice; pass name=... to one")
-        self._tools[tool.name] = tool
+        self._add_unique(self._tools, tool.name, tool, "tool", "; pass name=... to one")
         self._changed("tools")
         return tool
 
@@ -233,8 +174,10 @@ class App:
 
     def remove_resource(self, uri: str) -> None:
         """Remove a resource or template by its URI (template) string."""
-        if self._resources.pop(uri, None) is None and self._templates.pop(uri, None) is None:
+        removed = self._resources.pop(uri, None) or self._templates.pop(uri, None)
+        if removed is None:
             raise KeyError(f"no resource or template {uri!r}")
+        self.switches.removed(removed)
         self._changed("resources")
 
     @property
@@ -274,8 +217,10 @@ class App:
         return prompt
 
     def remove_prompt(self, name: str) -> None:
-        if self._prompts.pop(name, None) is None:
+        removed = self._prompts.pop(name, None)
+        if removed is None:
             raise KeyError(f"no prompt named {name!r}")
+        self.switches.removed(removed)
         self._changed("prompts")
 
     @property
@@ -293,24 +238,46 @@ class App:
         self._changed("capabilities")  # may add `completions`
         return fn
 
-    @staticmethod
-    def _add_unique(registry: dict[str, Any], key: str, item: Any, what: str) -> None:
+    def _add_unique(
+        self, registry: dict[str, Any], key: str, item: Definition, what: str, hint: str = ""
+    ) -> None:
         if key in registry:
-            raise DefinitionError(f"{what} {key!r} is defined twice")
+            raise DefinitionError(f"{what} {key!r} is defined twice{hint}")
         registry[key] = item
+        self.switches.added(item)
 
     def remove_tool(self, name: str) -> None:
         """Remove a tool (clients that listen are told the list changed)."""
-        try:
-            del self._tools[name]
-        except KeyError:
-            raise KeyError(f"no tool named {name!r}") from None
+        removed = self._tools.pop(name, None)
+        if removed is None:
+            raise KeyError(f"no tool named {name!r}")
+        self.switches.removed(removed)
         self._changed("tools")
 
     @property
     def tools(self) -> Mapping[str, Tool]:
         """The registered tools by name, in registration order (read-only view)."""
         return self._tools
+
+    # ------------------------------------------------------------------ enable/disable
+
+    def disable(self, *, name: str | None = None, tags: Iterable[str] | None = None) -> None:
+        """Hide what is named ``name`` (a tool's or prompt's name, a resource's name or URI, a
+        template's name or URI template) or carries one of ``tags`` from lists and calls (a
+        call answers as for an unknown one). The latest enable/disable naming a definition or
+        one of its tags decides, for definitions added later too; clients hear list_changed."""
+        self._switch(False, name, tags)
+
+    def enable(self, *, name: str | None = None, tags: Iterable[str] | None = None) -> None:
+        """Undo :meth:`disable` for ``name`` and ``tags`` (same matching, latest call wins)."""
+        self._switch(True, name, tags)
+
+    def _switch(self, enabled: bool, name: str | None, tags: Iterable[str] | None) -> None:
+        changed = self.switches.switch(enabled, name, tags, self.definitions())
+        kinds = {definition.listed_in for definition in changed}
+        for kind in ("tools", "resources", "prompts"):
+            if kind in kinds:
+                self._changed(kind)
 
     # --------------------------------------------------------------------- middleware
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal
 
 from pydantic import ValidationError
 from typing_extensions import Unpack
 
+from mcpkit._availability import AccessOptions, check_access
 from mcpkit._frozen import frozen
 from mcpkit._signatures import Definition, check_name, check_options
 from mcpkit._validation_errors import error_detail
@@ -69,11 +70,12 @@ def _message(item: Any) -> dict[str, Any]:
     return Message(item).to_wire()
 
 
-class PromptOptions(TypedDict, total=False):
+class PromptOptions(AccessOptions, total=False):
     """The options of ``@app.prompt(...)`` and ``app.add_prompt(fn, ...)``.
 
     ``name`` defaults to the function's name and ``description`` to its docstring;
-    ``completions`` maps an argument to its completer.
+    ``completions`` maps an argument to its completer; ``scopes``, ``visible`` and ``tags``
+    say who sees it (:class:`~mcpkit._availability.AccessOptions`).
     """
 
     name: str | None
@@ -87,13 +89,15 @@ class PromptOptions(TypedDict, total=False):
 class Prompt(Definition):
     """One prompt: what ``@app.prompt`` records. Compiles itself on first use."""
 
+    listed_in = "prompts"
+
     def __init__(self, fn: Callable[..., Any], **options: Unpack[PromptOptions]) -> None:
         name = options.get("name")
         name = name if name is not None else getattr(fn, "__name__", "")
         label = f"prompt {name!r}"
         check_name(name, label, "prompt")
         check_options(options, PromptOptions.__optional_keys__, label)
-        super().__init__(fn, name, label)
+        super().__init__(fn, name, label, access=check_access(options, label))
         self.title = options.get("title")
         self.description = options.get("description")
         self.icons = options.get("icons")

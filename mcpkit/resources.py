@@ -18,12 +18,13 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any, TypedDict
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import to_json
 from typing_extensions import Unpack
 
+from mcpkit._availability import AccessOptions, CacheScope, check_access, check_hint
 from mcpkit._frozen import frozen
 from mcpkit._signatures import Definition, check_options, declared_context
 from mcpkit._uritemplate import VARIABLE, UriTemplate
@@ -81,12 +82,14 @@ def contents_of(value: Any, uri: str, mime_type: str | None) -> list[dict[str, A
     return [Contents(text=text).to_wire(uri, mime_type or "application/json")]
 
 
-class ResourceOptions(TypedDict, total=False):
+class ResourceOptions(AccessOptions, total=False):
     """The options of ``@app.resource(uri, ...)`` and ``app.add_resource(uri, fn, ...)``.
 
     ``name`` defaults to the function's name and ``description`` to its docstring;
     ``mime_type`` is published and given to the contents; ``completions`` (templates only)
-    maps a variable to its completer.
+    maps a variable to its completer; ``scopes``, ``visible`` and ``tags`` say who sees it
+    (:class:`~mcpkit._availability.AccessOptions`); ``ttl_ms`` and ``cache_scope`` are the
+    2026-07-28 cache hints of its ``resources/read`` results (over the App's).
     """
 
     name: str | None
@@ -97,17 +100,22 @@ class ResourceOptions(TypedDict, total=False):
     annotations: dict[str, Any] | None
     meta: dict[str, Any] | None
     completions: Mapping[str, Callable[..., Any]] | None
+    ttl_ms: int | None
+    cache_scope: CacheScope | None
 
 
 class _Readable(Definition):
     """What static resources and templates share: identity, options and the call."""
 
+    listed_in = "resources"
+
     def __init__(self, fn: Callable[..., Any], label: str, options: ResourceOptions) -> None:
         check_options(options, ResourceOptions.__optional_keys__, label)
         name = options.get("name")
-        super().__init__(
-            fn, name if name is not None else getattr(fn, "__name__", "resource"), label
-        )
+        name = name if name is not None else getattr(fn, "__name__", "resource")
+        super().__init__(fn, name, label, access=check_access(options, label))
+        self.ttl_ms, self.cache_scope = options.get("ttl_ms"), options.get("cache_scope")
+        check_hint(self.ttl_ms, self.cache_scope, label)
         self.title = options.get("title")
         self.explicit_description = options.get("description")
         self.mime_type = options.get("mime_type")

@@ -12,12 +12,13 @@ import inspect
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from types import CodeType
-from typing import Any, Literal, TypedDict, TypeGuard
+from typing import Any, Literal, TypeGuard
 
 import typing_extensions
 from typing_extensions import Unpack
 
 from mcpkit._arguments import ArgumentValidator
+from mcpkit._availability import AccessOptions, check_access
 from mcpkit._frozen import frozen
 from mcpkit._signatures import NAME, Definition, check_name, check_options
 from mcpkit._workers import Workers
@@ -88,7 +89,7 @@ class _Compiled:
     output: Any  # ReturnSchema
 
 
-class ToolOptions(TypedDict, total=False):
+class ToolOptions(AccessOptions, total=False):
     """The options of ``@app.tool(...)``, ``app.add_tool(fn, ...)`` and ``Tool(fn, ...)``.
 
     ``name`` defaults to the function's name and ``description`` to its docstring;
@@ -98,7 +99,8 @@ class ToolOptions(TypedDict, total=False):
     runs a sync function on the event loop instead of a worker thread (only for code that never
     blocks). ``timeout`` (seconds) answers a call still running after it as the tool's failure
     and cancels it (a sync tool's thread cannot be stopped: it runs on, its result dropped);
-    ``None`` takes ``ServerOptions.tool_timeout``, ``math.inf`` opts out of that default.
+    ``None`` takes ``ServerOptions.tool_timeout``, ``math.inf`` opts out of that default;
+    ``scopes``, ``visible`` and ``tags`` say who sees it (:class:`AccessOptions`).
     ``task`` (2026-07-28, the ``io.modelcontextprotocol/tasks`` extension): ``"optional"``
     runs the call as a background task when the client declares the extension, ``"required"``
     refuses callers that do not (``-32021``); ``task_ttl_ms`` and ``poll_interval_ms``
@@ -125,6 +127,8 @@ class ToolOptions(TypedDict, total=False):
 class Tool(Definition):
     """One tool: what ``@app.tool`` records. Compiles itself on first use."""
 
+    listed_in = "tools"
+
     def __init__(self, fn: Callable[..., Any], **options: Unpack[ToolOptions]) -> None:
         name = options.get("name")
         name = name if name is not None else getattr(fn, "__name__", "")
@@ -132,7 +136,8 @@ class Tool(Definition):
         check_name(name, label, "tool")
         check_options(options, ToolOptions.__optional_keys__, label)
         input_schema = options.get("input_schema")
-        super().__init__(fn, name, label, explicit=input_schema is not None)
+        access = check_access(options, label)
+        super().__init__(fn, name, label, explicit=input_schema is not None, access=access)
         self.title = options.get("title")
         self.description = options.get("description")
         self.annotations = _annotations_wire(options.get("annotations"), label)

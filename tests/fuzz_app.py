@@ -2,10 +2,11 @@
 
 Every tool, resource and prompt takes a ``tag`` (unique per fuzzed message) and counts its runs
 under it, so a suite can tell how often each message ran. ``gate`` and ``gate_sync`` block until
-the ``release`` tool is called; ``runs`` answers the counts. ``make_app()`` builds a fresh app
-(with its own counts and gates) for each in-process example. Every request passes through a
-middleware (``relay``), so the suites' invariants (each id answered once, no tool run twice,
-cancels honoured) hold with the middleware path in between.
+the ``release`` tool is called; ``runs`` answers the counts; ``guarded`` needs a scope no fuzz
+client holds, so a call to it must be answered as an unknown tool and never run.
+``make_app()`` builds a fresh app (with its own counts and gates) for each in-process example.
+Every request passes through a middleware (``relay``), so the suites' invariants (each id
+answered once, no tool run twice, cancels honoured) hold with the middleware path in between.
 """
 
 from __future__ import annotations
@@ -97,6 +98,12 @@ def _add_tools(app: App, recorder: Recorder) -> None:
         """Opens every gate."""
         recorder.gate.open()
         return "released"
+
+    @app.tool(scopes=["fuzz:admin"])
+    def guarded(tag: str) -> str:
+        """Requires a scope no fuzz client holds: every call to it is an unknown tool."""
+        recorder.ran(tag)
+        return tag
 
     @app.tool
     def runs() -> dict[str, int]:

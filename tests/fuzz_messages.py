@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from fuzz_plan import Expect, Key, Owed, Plan, key_of
+from fuzz_plan import HIDDEN_TAG, Expect, Key, Owed, Plan, key_of
 from hypothesis import strategies as st
 
 from mcpkit.protocol.versions import (
@@ -402,6 +402,7 @@ def encode(obj: Any, draw: Draw | None = None) -> bytes:
 BAD_CALLS: list[dict[str, Any]] = [
     {"name": 5},
     {"name": "nope", "arguments": {}},
+    {"name": "guarded", "arguments": {"tag": HIDDEN_TAG}},  # hidden by its scope: unknown
     {"name": "quick", "arguments": []},
     {"name": "quick", "arguments": {"tag": 5}},
     {"name": "quick"},

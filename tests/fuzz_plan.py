@@ -23,6 +23,10 @@ def key_of(value: Any) -> Key | None:
     return None
 
 
+HIDDEN_TAG = "hidden"
+"""The tag of every call to the fuzz app's ``guarded`` tool (hidden by its scope): never runs."""
+
+
 class Expect(enum.Enum):
     ONCE = "exactly once"
     MAYBE = "at most once (cancelled, perhaps after it finished)"
@@ -45,7 +49,7 @@ class Plan:
 
     requests: dict[Key, Owed] = field(default_factory=dict)
     nulls: int = 0  # answers with ``id: null`` (parse errors, unreadable ids, ...)
-    forbidden: set[str] = field(default_factory=set)  # tags that must never run
+    forbidden: set[str] = field(default_factory=lambda: {HIDDEN_TAG})  # tags that must never run
     blocking: int = 0
 
     def owe(self, key: Key, owed: Owed) -> None:

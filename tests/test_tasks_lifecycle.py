@@ -271,7 +271,7 @@ def test_creating_a_task_drops_expired_ones(monkeypatch: pytest.MonkeyPatch) -> 
             for i in range(5):
                 await c.call_tool("hold", {"label": f"d{i}"}, task=True)
             await settle()
-            store = c._server.tasks.store if c._server else None
+            store = c._server.runtime.tasks.store if c._server else None
             assert len(store) == 5  # type: ignore[arg-type]
             clock.now += 2
             await c.call_tool("double", {"n": 1}, task=True)

@@ -7,7 +7,7 @@ from typing import Any
 import click
 
 from mcpkit.cli._io import load_compiled, protocol_version_option
-from mcpkit.cli.snapshot import dumps, snapshot
+from mcpkit.cli.snapshot import ACCESS, dumps, snapshot
 from mcpkit.docgen.fields import allowed_values, type_words
 
 __all__ = ["inspect", "summary"]
@@ -31,24 +31,39 @@ def summary(found: dict[str, Any]) -> str:
         f"{info.get('name')} {info.get('version')} (protocol {server.get('protocolVersion')})",
         f"capabilities: {', '.join(sorted(server.get('capabilities') or {})) or 'none'}",
     ]
-    lines += _section("tools", found.get("tools/list") or [], _tool_line)
-    lines += _section("resources", found.get("resources/list") or [], _resource_line)
-    templates = found.get("resources/templates/list") or []
-    lines += _section("resource templates", templates, _resource_line)
-    lines += _section("prompts", found.get("prompts/list") or [], _prompt_line)
+    access = found.get(ACCESS) or {}
+    for title, method, ident, line in _SECTIONS:
+        items = found.get(method) or []
+        lines += _section(title, items, line, ident, access.get(method) or {})
     return "\n".join(lines) + "\n"
 
 
-def _section(title: str, items: list[dict[str, Any]], line: Any) -> list[str]:
+def _section(
+    title: str, items: list[dict[str, Any]], line: Any, ident: str, access: dict[str, Any]
+) -> list[str]:
     if not items:
         return []
     lines = [f"{title} ({len(items)}):"]
     for item in items:
-        lines.append(f"  {line(item)}")
+        lines.append(f"  {line(item)}{_access_note(access.get(str(item.get(ident))))}")
         description = str(item.get("description") or "").strip()
         if description:
             lines.append(f"      {description.splitlines()[0]}")
     return lines
+
+
+def _access_note(declared: dict[str, Any] | None) -> str:
+    """``  [scopes: a b; tags: x; visible per caller]`` (empty without declared access)."""
+    if not declared:
+        return ""
+    parts = []
+    if declared.get("scopes"):
+        parts.append(f"scopes: {' '.join(declared['scopes'])}")
+    if declared.get("tags"):
+        parts.append(f"tags: {', '.join(declared['tags'])}")
+    if declared.get("visible"):
+        parts.append("visible per caller")
+    return f"  [{'; '.join(parts)}]"
 
 
 def _tool_line(tool: dict[str, Any]) -> str:
@@ -83,3 +98,12 @@ def _prompt_line(prompt: dict[str, Any]) -> str:
         f"{a.get('name')}{'' if a.get('required') else '?'}" for a in prompt.get("arguments") or []
     )
     return f"{prompt.get('name')}({arguments})"
+
+
+_SECTIONS = (
+    ("tools", "tools/list", "name", _tool_line),
+    ("resources", "resources/list", "uri", _resource_line),
+    ("resource templates", "resources/templates/list", "uriTemplate", _resource_line),
+    ("prompts", "prompts/list", "name", _prompt_line),
+)
+"""(title, list method, what names an item, how an item reads)."""

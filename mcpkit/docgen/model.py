@@ -13,7 +13,7 @@ from typing import Any
 from mcpkit._frozen import frozen
 from mcpkit.docgen.fields import Field, allowed_values, constraints, example, fields, type_words
 
-__all__ = ["Cell", "Document", "Entry", "Group", "Table", "build"]
+__all__ = ["Cell", "Document", "Entry", "Group", "Table", "access_facts", "build"]
 
 Cell = str | tuple[str, ...]
 
@@ -77,8 +77,13 @@ def build(snapshot: dict[str, Any]) -> Document:
     ]
     intro = "\n\n".join(t for t in (info.get("description"), server.get("instructions")) if t)
     anchors = {_anchor(heading, set()) for _, heading, _ in _lists(snapshot)}
+    access = snapshot.get("access") or {}
     groups = [
-        Group(_anchor(heading, set()), heading, [build_entry(kind, i, anchors) for i in items])
+        Group(
+            _anchor(heading, set()),
+            heading,
+            [build_entry(kind, i, anchors, access.get(_METHODS[kind])) for i in items],
+        )
         for kind, heading, items in _lists(snapshot)
         if items
     ]
@@ -94,13 +99,39 @@ def _lists(snapshot: dict[str, Any]) -> list[tuple[str, str, list[dict[str, Any]
     ]
 
 
-def build_entry(kind: str, item: dict[str, Any], anchors: set[str]) -> Entry:
+_METHODS = {
+    "tool": "tools/list",
+    "resource": "resources/list",
+    "template": "resources/templates/list",
+    "prompt": "prompts/list",
+}
+_IDENTS = {"tool": "name", "resource": "uri", "template": "uriTemplate", "prompt": "name"}
+
+
+def build_entry(
+    kind: str, item: dict[str, Any], anchors: set[str], access: dict[str, Any] | None = None
+) -> Entry:
+    """One entry; ``access`` is the snapshot's access map of its list (by name, URI or URI
+    template)."""
     name = str(item.get("name") or item.get("uri") or item.get("uriTemplate") or "?")
     anchor = _anchor(f"{kind}-{name}", anchors)
     builder = {"tool": _tool, "prompt": _prompt}.get(kind, _resource)
     facts, tables, call = builder(item)
+    facts += access_facts((access or {}).get(str(item.get(_IDENTS[kind]))) or {})
     title = item.get("title")
     return Entry(anchor, name, title, item.get("description"), facts, tables, call)
+
+
+def access_facts(declared: dict[str, Any]) -> list[tuple[str, Cell]]:
+    """A definition's declared access (``{"scopes", "tags", "visible"}``) as facts."""
+    facts: list[tuple[str, Cell]] = []
+    if declared.get("scopes"):
+        facts.append(("Required scopes", tuple(str(s) for s in declared["scopes"])))
+    if declared.get("tags"):
+        facts.append(("Tags", tuple(str(t) for t in declared["tags"])))
+    if declared.get("visible"):
+        facts.append(("Visible", "decided per caller"))
+    return facts
 
 
 def _anchor(text: str, taken: set[str]) -> str:

@@ -121,6 +121,7 @@ class RequestContext:
         "_asked",
         "_last_progress",
         "becomes_task",
+        "cache_hint",
         "client_capabilities",
         "client_info",
         "headers",
@@ -175,6 +176,7 @@ class RequestContext:
         self.meta = meta
         self.transport = transport
         self.reader = reader
+        self.cache_hint: tuple[int | None, str | None] | None = None  # a resource's own hints
         self.input_responses: dict[str, Any] = {}
         self.missing_inputs: dict[str, Any] = {}
         self._last_progress: float | None = None

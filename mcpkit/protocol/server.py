@@ -38,6 +38,7 @@ from mcpkit.exceptions import (
 )
 from mcpkit.middleware import Transport
 from mcpkit.protocol import jsonrpc
+from mcpkit.protocol.access import step_up
 from mcpkit.protocol.connection import Connection, discard
 from mcpkit.protocol.envelope import stateless_result
 from mcpkit.protocol.headers import Headers
@@ -100,9 +101,9 @@ class Server:
         self.workers = Workers()
         self.streams: set[asyncio.Queue[Any]] = set()  # open subscriptions/listen streams
         signer = StateSigner(state_key(app.options.state_key))
-        self.tasks = tasks = Tasks()
-        self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks)
+        self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities, Tasks())
         self.read_uri = functools.partial(read_uri, self.runtime)
+        self.step_up = functools.partial(step_up, app)  # (incoming) -> scopes to challenge for
         self.state: Any = None
         self._capabilities: dict[bool, dict[str, Any]] = {}
         self._generation = 0  # bumped by every change that may alter the capabilities
@@ -116,8 +117,7 @@ class Server:
 
     def capabilities(self, stateless: bool = False) -> dict[str, Any]:
         """An era's ``ServerCapabilities`` (computed once, again after the app's lists change)."""
-        cached = self._capabilities.get(stateless)
-        if cached is not None:
+        if (cached := self._capabilities.get(stateless)) is not None:
             return cached
         generation = self._generation
         computed = capabilities(self.app, stateless=stateless)
@@ -149,7 +149,7 @@ class Server:
     async def stop(self) -> None:
         """Cancel the running tasks, leave the lifespan and stop listening to the App."""
         self._unsubscribe()
-        await self.tasks.close()
+        await self.runtime.tasks.close()
         stack, self._lifespan = self._lifespan, None
         if stack is not None:
             await stack.aclose()
@@ -388,7 +388,7 @@ class Session(Connection):
             result = await self._run(request.method, method, ctx, params)
         except ResourceNotFound as exc:  # retired in 2026-07-28: -32602 with the same data
             raise InvalidParams(exc.message, exc.data) from None
-        return stateless_result(result, request.method, method, self.server.app)
+        return stateless_result(result, request.method, method, self.server.app, ctx)
 
     async def _handshake(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
         if request.method == "initialize":

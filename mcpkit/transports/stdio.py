@@ -70,7 +70,15 @@ async def serve_stdio(
     limits: Limits | None = None,
     max_in_flight: int = MAX_IN_FLIGHT,
 ) -> None:
-    """Serve ``app`` over the given binary streams (pipes, sockets or files)."""
+    """Serve ``app`` over the given binary streams (pipes, sockets or files), on behalf of
+    ``app.options.stdio_principal`` (set before the reader and its tasks copy the context)."""
+    with Server.acting_for(app.options.stdio_principal):
+        await _serve(app, stdin, stdout, limits, max_in_flight)
+
+
+async def _serve(
+    app: App, stdin: BinaryIO, stdout: BinaryIO, limits: Limits | None, max_in_flight: int
+) -> None:
     loop = asyncio.get_running_loop()
     server = Server(app, limits=limits)
     await server.start()

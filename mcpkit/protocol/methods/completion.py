@@ -12,6 +12,7 @@ from typing import Any
 
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError, InvalidParams
+from mcpkit.protocol.access import usable
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
 from mcpkit.protocol.request import RequestContext
 
@@ -52,7 +53,7 @@ async def _complete(
         raise InvalidParams("Invalid params: 'argument' needs a string 'name' and 'value'")
     context = params.get("context") or {}
     given = context.get("arguments") or {} if isinstance(context, dict) else {}
-    values = await _candidates(runtime.app, ref, name, value, given)
+    values = await _candidates(runtime.app, ctx, ref, name, value, given)
     return {
         "completion": {
             "values": values[:MAX_COMPLETIONS],
@@ -63,17 +64,22 @@ async def _complete(
 
 
 async def _candidates(
-    app: App, ref: dict[str, Any], name: str, value: str, given: dict[str, Any]
+    app: App,
+    ctx: RequestContext,
+    ref: dict[str, Any],
+    name: str,
+    value: str,
+    given: dict[str, Any],
 ) -> list[str]:
     completer, schema = None, None
     if ref.get("type") == "ref/prompt":
         prompt = app.prompts.get(str(ref.get("name")))
-        if prompt is None:
+        if prompt is None or not usable(prompt, ctx, app):  # hidden: as if unknown
             raise InvalidParams(f"Unknown prompt: {ref.get('name')}")
         completer, schema = prompt.completions.get(name), prompt.argument_schema(name)
     elif ref.get("type") == "ref/resource":
         template = app.resource_templates.get(str(ref.get("uri")))
-        if template is None:
+        if template is None or not usable(template, ctx, app):
             raise InvalidParams(f"Unknown resource template: {ref.get('uri')}")
         completer, schema = template.completions.get(name), template.argument_schema(name)
     else:

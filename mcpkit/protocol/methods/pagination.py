@@ -10,6 +10,7 @@ from typing import Any
 
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError, InvalidParams
+from mcpkit.protocol.access import listed
 from mcpkit.protocol.methods.spec import Handler, Runtime
 from mcpkit.protocol.request import RequestContext
 
@@ -24,8 +25,9 @@ def listing(key: str, registry: Callable[[App], Mapping[str, Any]]) -> Handler:
     async def handler(
         runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
     ) -> dict[str, Any]:
-        items = list(registry(runtime.app).values())
-        return paginate(items, params, runtime.app.options.page_size, key)
+        app = runtime.app
+        items = listed(list(registry(app).values()), ctx, app)  # filtered, then paged
+        return paginate(items, params, app.options.page_size, key)
 
     return handler
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from mcpkit.context import Context
 from mcpkit.exceptions import InvalidParams
+from mcpkit.protocol.access import usable
 from mcpkit.protocol.methods.input_required import with_input
 from mcpkit.protocol.methods.pagination import listing
 from mcpkit.protocol.methods.params import string_param
@@ -23,7 +24,7 @@ async def _get_prompt(
 ) -> dict[str, Any]:
     name = string_param(params, "name")
     prompt = runtime.app.prompts.get(name)
-    if prompt is None:
+    if prompt is None or not usable(prompt, ctx, runtime.app):  # hidden: as if unknown
         raise InvalidParams(f"Unknown prompt: {name}")
     arguments = params.get("arguments") or {}
     if not isinstance(arguments, dict):

@@ -11,11 +11,13 @@ from typing import Any
 
 from mcpkit.context import Context
 from mcpkit.exceptions import InvalidParams, ResourceNotFound
+from mcpkit.protocol.access import hidden_uri, usable
 from mcpkit.protocol.methods.input_required import with_input
 from mcpkit.protocol.methods.pagination import listing
 from mcpkit.protocol.methods.params import string_param
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
 from mcpkit.protocol.request import RequestContext
+from mcpkit.resources import Resource, ResourceTemplate
 
 __all__ = ["METHODS", "read_uri"]
 
@@ -30,7 +32,10 @@ async def _read_resource(
     uri = string_param(params, "uri")
 
     async def run() -> dict[str, Any]:
-        return {"contents": await read_uri(runtime, ctx, uri)}
+        served, contents = await _read(runtime, ctx, uri)
+        if served.ttl_ms is not None or served.cache_scope is not None:
+            ctx.cache_hint = (served.ttl_ms, served.cache_scope)  # for the stateless envelope
+        return {"contents": contents}
 
     return await with_input(runtime, ctx, params, ("resources/read", uri), run)
 
@@ -40,6 +45,13 @@ async def read_uri(runtime: Runtime, ctx: RequestContext, uri: str) -> list[dict
 
     Also what ``Context.read_resource`` reads through (the server binds it into each request).
     """
+    return (await _read(runtime, ctx, uri))[1]
+
+
+async def _read(
+    runtime: Runtime, ctx: RequestContext, uri: str
+) -> tuple[Resource | ResourceTemplate, list[dict[str, Any]]]:
+    """The definition that serves ``uri`` to this request, and its contents."""
     try:
         return await _read_uri(runtime, ctx, uri)
     except ResourceNotFound:
@@ -50,22 +62,27 @@ async def read_uri(runtime: Runtime, ctx: RequestContext, uri: str) -> list[dict
         raise ResourceNotFound(data={"uri": uri}) from None
 
 
-async def _read_uri(runtime: Runtime, ctx: RequestContext, uri: str) -> list[dict[str, Any]]:
+async def _read_uri(
+    runtime: Runtime, ctx: RequestContext, uri: str
+) -> tuple[Resource | ResourceTemplate, list[dict[str, Any]]]:
+    """A hidden resource or template is passed over, as if it were not there."""
     app = runtime.app
     resource = app.resources.get(uri)
-    if resource is not None:
-        return await resource.read(Context(ctx), runtime.workers)
+    if resource is not None and usable(resource, ctx, app):
+        return resource, await resource.read(Context(ctx), runtime.workers)
     for template in app.resource_templates.values():
         values = template.match(uri)
-        if values is not None:
-            return await template.read(uri, values, Context(ctx), runtime.workers)
+        if values is not None and usable(template, ctx, app):
+            return template, await template.read(uri, values, Context(ctx), runtime.workers)
     raise ResourceNotFound(data={"uri": uri})
 
 
 async def _subscribe(
     runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
 ) -> dict[str, Any]:
-    ctx.session.resource_subscriptions.add(string_param(params, "uri"))
+    uri = string_param(params, "uri")
+    if not hidden_uri(runtime.app, ctx, uri):  # else its updates would reveal it: answered alike
+        ctx.session.resource_subscriptions.add(uri)
     return {}
 
 

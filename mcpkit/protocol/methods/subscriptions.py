@@ -9,6 +9,7 @@ import contextlib
 from typing import Any
 
 from mcpkit.exceptions import InvalidParams
+from mcpkit.protocol.access import hidden_uri
 from mcpkit.protocol.jsonrpc import notification
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
 from mcpkit.protocol.methods.tasks import require_tasks
@@ -36,6 +37,8 @@ async def _listen(runtime: Runtime, ctx: RequestContext, params: dict[str, Any])
     outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
 
     def on_change(kind: str, uri: str | None) -> None:
+        if kind == "resource" and uri is not None and hidden_uri(runtime.app, ctx, uri):
+            return  # the stream must not tell this caller that a hidden resource exists
         message = _listen_message(honoured, kind, uri, tag)
         if message is not None:
             with contextlib.suppress(RuntimeError):  # the loop is gone: so is the stream

@@ -28,6 +28,7 @@ from mcpkit.exceptions import (
     ToolError,
     Unencodable,
 )
+from mcpkit.protocol.access import usable
 from mcpkit.protocol.methods.failures import cancelled_for_real, protocol_error_in
 from mcpkit.protocol.methods.input_required import needs_input, with_input
 from mcpkit.protocol.methods.pagination import listing
@@ -57,7 +58,7 @@ async def _tools_call(
     if not isinstance(arguments, dict):
         raise InvalidParams("Invalid params: 'arguments' must be an object")
     tool = runtime.app.tools.get(name)
-    if tool is None:
+    if tool is None or not usable(tool, ctx, runtime.app):  # hidden: as if unknown
         raise InvalidParams(f"Unknown tool: {name}")
     try:
         tool.compile()

@@ -34,6 +34,7 @@ from mcpkit.transports.http.auth import (
     BearerAuth,
     Verifier,
     authenticate,
+    insufficient_scope,
     metadata_paths,
     serve_metadata,
 )
@@ -155,7 +156,8 @@ class HttpApp:
     async def _route(self, http: Exchange) -> None:
         if http.path in self.metadata_paths:
             assert self.auth is not None
-            await serve_metadata(self.auth, http, self.path)
+            scopes = {scope for item in self.app.definitions() for scope in item.access.scopes}
+            await serve_metadata(self.auth, http, self.path, scopes)
             return
         if http.path != self.path:
             await http.respond(404, b"Not Found", content_type="text/plain")
@@ -246,6 +248,10 @@ class HttpApp:
         stateless_era: bool = False,
         live: HttpSession | None = None,
     ) -> None:
+        if self.auth is not None:  # a call the caller may see but lacks scopes for: step up
+            scopes = self.server.step_up(incoming)
+            if scopes is not None:
+                raise insufficient_scope(self.auth, http, self.path, scopes, incoming.request_id)
         out = Responder(
             http,
             sse=not self.json_response,

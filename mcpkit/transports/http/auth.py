@@ -8,6 +8,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from mcpkit._availability import scopes_of
 from mcpkit._frozen import frozen
 from mcpkit.exceptions import InvalidRequest
 from mcpkit.transports.http._exchange import Exchange, HttpError, normal_path
@@ -17,6 +18,7 @@ __all__ = [
     "BearerAuth",
     "Verifier",
     "authenticate",
+    "insufficient_scope",
     "metadata_paths",
     "serve_metadata",
     "static_tokens",
@@ -34,9 +36,10 @@ class BearerAuth:
 
     ``verify(token)`` returns the principal (any object: tools read it as
     ``ctx.principal``) or ``None`` for an invalid token; it may be sync or async. A principal's
-    scopes are read from its ``scopes`` attribute or key (or a space-separated ``scope``);
-    ``required_scopes`` missing from them answer 403. ``authorization_servers`` and ``resource``
-    (default: the endpoint's URL) go into the RFC 9728 metadata document.
+    scopes are its ``scopes``, ``scope`` or ``scp`` claim (key or attribute; a space-separated
+    string or a list); ``required_scopes`` missing from them answer 403.
+    ``authorization_servers`` and ``resource`` (default: the endpoint's URL) go into the RFC
+    9728 metadata document.
     """
 
     verify: Verifier
@@ -44,15 +47,17 @@ class BearerAuth:
     required_scopes: tuple[str, ...] = ()
     resource: str | None = None
 
-    def metadata(self, resource: str) -> dict[str, Any]:
-        """The RFC 9728 Protected Resource Metadata document."""
+    def metadata(self, resource: str, scopes: Iterable[str] = ()) -> dict[str, Any]:
+        """The RFC 9728 Protected Resource Metadata document; ``scopes_supported`` lists the
+        ``required_scopes`` and ``scopes`` (the App's definitions' own), sorted, once each."""
         document: dict[str, Any] = {
             "resource": self.resource or resource,
             "authorization_servers": list(self.authorization_servers),
             "bearer_methods_supported": ["header"],
         }
-        if self.required_scopes:
-            document["scopes_supported"] = list(self.required_scopes)
+        supported = sorted({*self.required_scopes, *scopes})
+        if supported:
+            document["scopes_supported"] = supported
         return document
 
 
@@ -70,16 +75,6 @@ def static_tokens(tokens: Mapping[str, Any]) -> Verifier:
     return verify
 
 
-def _scopes_of(principal: Any) -> set[str]:
-    if isinstance(principal, Mapping):
-        value = principal.get("scopes", principal.get("scope"))
-    else:
-        value = getattr(principal, "scopes", None)
-    if isinstance(value, str):
-        return set(value.split())
-    return {str(v) for v in value} if isinstance(value, Iterable) else set()
-
-
 async def authenticate(auth: BearerAuth, http: Exchange, path: str) -> Any:
     """The principal of the request's bearer token, else a 401 (or 403 for missing scopes)
     challenge naming the metadata of the endpoint at ``path``."""
@@ -91,15 +86,33 @@ async def authenticate(auth: BearerAuth, http: Exchange, path: str) -> Any:
             principal = await principal
     if principal is None:
         raise _challenge(auth, http, path, 401, 'error="invalid_token"' if token else "")
-    if set(auth.required_scopes) - _scopes_of(principal):
+    if set(auth.required_scopes) - scopes_of(principal):
         raise _challenge(auth, http, path, 403, 'error="insufficient_scope"')
     return principal
 
 
-def _challenge(auth: BearerAuth, http: Exchange, path: str, status: int, error: str) -> HttpError:
+def insufficient_scope(
+    auth: BearerAuth, http: Exchange, path: str, scopes: Iterable[str], request_id: Any
+) -> HttpError:
+    """The 403 step-up challenge (SEP-835) answering request ``request_id``, a call that
+    needs ``scopes`` (those the token holds plus those the call needs)."""
+    error = _challenge(auth, http, path, 403, 'error="insufficient_scope"', scopes)
+    error.request_id = request_id
+    return error
+
+
+def _challenge(
+    auth: BearerAuth,
+    http: Exchange,
+    path: str,
+    status: int,
+    error: str,
+    scopes: Iterable[str] | None = None,
+) -> HttpError:
     parts = [error] if error else []
-    if auth.required_scopes:
-        parts.append(f'scope="{" ".join(auth.required_scopes)}"')
+    named = " ".join(auth.required_scopes if scopes is None else scopes)
+    if named:
+        parts.append(f'scope="{named}"')
     metadata = http.base_url() + METADATA_PATH + _endpoint_path(http, path)
     parts.append(f'resource_metadata="{metadata}"')
     text = "Unauthorized: a valid bearer token is required"
@@ -120,9 +133,12 @@ def metadata_paths(path: str) -> set[str]:
     return {METADATA_PATH, normal_path(METADATA_PATH + path)}
 
 
-async def serve_metadata(auth: BearerAuth, http: Exchange, path: str) -> None:
-    """Answer a request for the RFC 9728 metadata document (GET only)."""
+async def serve_metadata(
+    auth: BearerAuth, http: Exchange, path: str, scopes: Iterable[str] = ()
+) -> None:
+    """Answer a request for the RFC 9728 metadata document (GET only); ``scopes``: the App's
+    definitions' own, listed in ``scopes_supported``."""
     if http.method != "GET":
         raise HttpError(405, InvalidRequest("Method Not Allowed"), headers=[("allow", "GET")])
     resource = http.base_url() + _endpoint_path(http, path)
-    await http.json(200, auth.metadata(resource or http.base_url()))
+    await http.json(200, auth.metadata(resource or http.base_url(), scopes))
