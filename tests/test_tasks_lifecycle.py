@@ -414,3 +414,59 @@ def test_an_input_key_is_never_reused_within_a_task() -> None:
             assert (await c.wait_task(task_id))["content"] == [{"type": "text", "text": "a b"}]
 
     run(scenario)
+
+
+def test_a_tool_that_may_continue_as_task_answers_inline_when_it_does_not() -> None:
+    app, _ = make_app()
+
+    @app.tool(task="optional")
+    async def maybe(big: bool, ctx: Context) -> str:
+        """Becomes a task only for big jobs."""
+        if big:
+            await ctx.continue_as_task()
+        return "big" if big else "small"
+
+    with client(app) as c:
+        small = c.call_tool("maybe", {"big": False}, task=True)
+        big = c.call_tool("maybe", {"big": True}, task=True)
+        assert small["content"] == [{"type": "text", "text": "small"}]
+        assert small["resultType"] == "complete"
+        assert big["resultType"] == "task"
+        assert c.wait_task(big["taskId"]).data == "big"
+
+
+def test_cancelling_the_call_before_it_becomes_a_task_cancels_the_tool() -> None:
+    app, probe = make_app()
+
+    @app.tool(task="optional")
+    async def slow_start(ctx: Context) -> str:
+        """Waits, then becomes a task."""
+        try:
+            await probe.gate("start").wait()
+        except asyncio.CancelledError:
+            probe.cancelled.append("start")
+            raise
+        await ctx.continue_as_task()
+        return "started"
+
+    async def scenario() -> None:
+        async with client(app) as c:
+            meta = {
+                META_VERSION: STATELESS,
+                META_CAPABILITIES: DECLARING,
+            }
+            message = {
+                "jsonrpc": "2.0",
+                "id": "r1",
+                "method": "tools/call",
+                "params": {"name": "slow_start", "arguments": {}, "_meta": meta},
+            }
+            answer = asyncio.ensure_future(c.send(message))
+            await settle()
+            cancel = {"requestId": "r1", "_meta": meta}
+            await c.notify("notifications/cancelled", cancel)
+            assert await answer is None  # a cancelled request is not answered
+            assert probe.cancelled == ["start"]
+            assert len(c._server.runtime.tasks.store) == 0  # type: ignore[union-attr,arg-type]
+
+    run(scenario)
