@@ -19,7 +19,7 @@ import pytest
 from pydantic_core import to_jsonable_python
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PAGES = ("resources.md", "prompts.md", "context.md", "middleware.md", "http.md")
+PAGES = ("resources.md", "prompts.md", "context.md", "middleware.md", "access.md", "http.md")
 CHECKED = {"http.md": (6, 2)}  # (Python blocks, json outputs) at least; else (5, 4)
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 

@@ -611,3 +611,98 @@ def test_a_listen_stream_passes_once_and_call_next_lasts_as_long_as_the_stream()
         "notifications/tools/list_changed",
     ]
     assert log == ["mw>subscriptions/listen", "<mw"]
+
+
+# ------------------------------------------------- the same answers on every transport
+
+
+async def gatekeeper(call: Call, call_next: CallNext) -> dict[str, Any]:
+    """Answers ``tools/list`` itself, refuses ``prompts/list``, fails ``add`` with a ToolError,
+    and lets the rest through (outermost), after an inner one doubles ``add``'s arguments."""
+    if call.method == "tools/list":
+        return {"tools": []}
+    if call.method == "prompts/list":
+        raise ProtocolError("Not today", {"why": "maintenance"}, code=-32001)
+    if call.method == "tools/call" and call.params.get("arguments") == {"a": 0, "b": 0}:
+        raise ToolError("zero is not allowed")
+    return await call_next(call)
+
+
+async def doubler(call: Call, call_next: CallNext) -> dict[str, Any]:
+    if call.method == "tools/call":
+        arguments = {k: v * 2 for k, v in call.params["arguments"].items()}
+        call = call.replace(params={**call.params, "arguments": arguments})
+    return await call_next(call)
+
+
+GATED_MESSAGES: list[dict[str, Any]] = [
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": META}},
+    {"jsonrpc": "2.0", "id": 2, "method": "prompts/list", "params": {"_meta": META}},
+    {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 0, "b": 0}, "_meta": META},
+    },
+    {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "method": "tools/call",
+        "params": {"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": META},
+    },
+]
+
+
+def gated_summary(answers: list[dict[str, Any]]) -> list[Any]:
+    """What each answer says, without the era's envelope fields."""
+    summary: list[Any] = []
+    for answer in answers:
+        if "error" in answer:
+            summary.append(answer["error"])
+            continue
+        result = answer["result"]
+        summary.append({k: v for k, v in result.items() if k in ("tools", "content", "isError")})
+    return summary
+
+
+GATED_EXPECTED = [
+    {"tools": []},
+    {"code": -32001, "message": "Not today", "data": {"why": "maintenance"}},
+    {"content": [{"type": "text", "text": "zero is not allowed"}], "isError": True},
+    {"content": [{"type": "text", "text": '{"result":6}'}], "isError": False},
+]
+
+
+def test_middleware_answers_alike_over_the_test_client() -> None:
+    async def scenario() -> list[Any]:
+        async with client(make_app(gatekeeper, doubler), STATELESS) as c:
+            return [await c.send(message) for message in GATED_MESSAGES]
+
+    assert gated_summary(run(scenario)) == GATED_EXPECTED
+
+
+def test_middleware_answers_alike_over_stdio() -> None:
+    async def scenario() -> list[Any]:
+        async with serve_on_pipes(make_app(gatekeeper, doubler)) as (server, in_write, reader):
+            to_server = os.fdopen(in_write, "wb", 0)
+            answers = []
+            for message in GATED_MESSAGES:
+                to_server.write(json.dumps(message).encode() + b"\n")
+                answers.append(json.loads(await reader.readline()))
+            to_server.close()
+            await server
+            return answers
+
+    assert gated_summary(run(scenario)) == GATED_EXPECTED
+
+
+def test_middleware_answers_alike_over_http() -> None:
+    with in_process(make_app(gatekeeper, doubler).asgi(json_response=True)) as server:
+        answers = []
+        for message in GATED_MESSAGES:
+            params = message["params"]
+            headers = modern_headers(message["method"], params.get("name"))
+            reply = post(server, message, headers)
+            assert reply.status == 200, reply.body
+            answers.append(reply.json)
+    assert gated_summary(answers) == GATED_EXPECTED
