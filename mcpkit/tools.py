@@ -154,6 +154,11 @@ class Tool(Definition):
         self.task_ttl_ms = _milliseconds(options, "task_ttl_ms", label)
         self.poll_interval_ms = _milliseconds(options, "poll_interval_ms", label)
         self.continues_as_task = _calls(fn, "continue_as_task")
+        if self.continues_as_task and self.task == "forbidden":
+            raise DefinitionError(
+                f"{label} calls ctx.continue_as_task(), which does nothing in a tool that never "
+                'runs as a task; declare @app.tool(task="optional") or task="required"'
+            )
 
     def __repr__(self) -> str:
         return f"<Tool {self.name!r}>"

@@ -286,3 +286,22 @@ def test_a_timeout_completes_the_task_with_the_timeouts_error_result() -> None:
             "content": [{"type": "text", "text": "Tool 'stuck' timed out after 0.01 s"}],
             "isError": True,
         }
+
+
+def test_continue_as_task_in_a_tool_that_never_runs_as_a_task_is_a_definition_error() -> None:
+    from mcpkit import Context, DefinitionError
+
+    app = App("bad", "1")
+
+    async def never(ctx: Context) -> str:
+        """Would silently stay inline."""
+        await ctx.continue_as_task()
+        return "x"
+
+    message = (
+        "tool 'never' calls ctx.continue_as_task(), which does nothing in a tool that never runs "
+        'as a task; declare @app.tool(task="optional") or task="required"'
+    )
+    with pytest.raises(DefinitionError, match=re.escape(message)):
+        app.add_tool(never)
+    app.add_tool(never, task="optional")  # fine once it may run as a task
