@@ -305,3 +305,20 @@ def test_continue_as_task_in_a_tool_that_never_runs_as_a_task_is_a_definition_er
     with pytest.raises(DefinitionError, match=re.escape(message)):
         app.add_tool(never)
     app.add_tool(never, task="optional")  # fine once it may run as a task
+
+
+def test_a_result_json_cannot_carry_completes_the_task_as_the_call_would_answer() -> None:
+    app = App("nan", "1")
+
+    @app.tool(task="optional")
+    def not_a_number() -> float:
+        """Returns NaN."""
+        return float("nan")
+
+    with client(app) as c:
+        inline = c.request("tools/call", {"name": "not_a_number", "arguments": {}})
+        created = c.call_tool("not_a_number", {}, task=True)
+        result = c.wait_task(created["taskId"])
+    expected = {k: v for k, v in inline.items() if k not in ("resultType", "_meta")}
+    assert result == expected
+    assert result["isError"] is True

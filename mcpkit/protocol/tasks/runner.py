@@ -128,6 +128,3 @@ class Tasks:
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
-
-    def __len__(self) -> int:
-        return len(self._running)
