@@ -717,3 +717,27 @@ def test_template_values_are_percent_decoded(
     with caplog.at_level(logging.ERROR, logger="mcpkit"):
         run(scenario)
     assert caplog.records == []
+
+
+@era
+def test_a_tool_reading_a_missing_resource_catches_resource_not_found_in_every_era(
+    version: str,
+) -> None:
+    """One exception for "not found" in user code, whatever the era; only the wire answer
+    differs by era (the server decides that, once)."""
+    app = App("reader", "1")
+
+    @app.tool
+    async def peek(uri: str, ctx: Context) -> str:
+        """Reads one of the app's resources."""
+        try:
+            await ctx.read_resource(uri)
+        except mcpkit.ResourceNotFound as exc:
+            return f"missing: {exc.data}"
+        return "found"
+
+    async def scenario() -> str:
+        async with Client(app, protocol_version=version) as client:
+            return (await client.call_tool("peek", {"uri": "memo://nothing"})).text
+
+    assert run(scenario) == "missing: {'uri': 'memo://nothing'}"

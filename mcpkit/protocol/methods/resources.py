@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcpkit.context import Context
-from mcpkit.exceptions import InvalidParams, ResourceNotFound
+from mcpkit.exceptions import ResourceNotFound
 from mcpkit.protocol.access import hidden_uri, usable
 from mcpkit.protocol.methods.input_required import with_input
 from mcpkit.protocol.methods.pagination import listing
@@ -41,7 +41,8 @@ async def _read_resource(
 
 
 async def read_uri(runtime: Runtime, ctx: RequestContext, uri: str) -> list[dict[str, Any]]:
-    """The contents of one of the app's resources; "not found" per the request's era.
+    """The contents of one of the app's resources, else :class:`ResourceNotFound` naming
+    ``uri`` (which the server answers in the code of the request's era).
 
     Also what ``Context.read_resource`` reads through (the server binds it into each request).
     """
@@ -56,9 +57,7 @@ async def _read(
         return await _read_uri(runtime, ctx, uri)
     except ResourceNotFound:
         # raised by us, by directory_reader (a missing file) or by the user's own function:
-        # always answered with the URI asked for, in the code of the request's era
-        if ctx.stateless:
-            raise InvalidParams("Resource not found", {"uri": uri}) from None
+        # always answered with the URI asked for
         raise ResourceNotFound(data={"uri": uri}) from None
 
 
