@@ -14,7 +14,17 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel
 
-from mcpkit import App, Audio, Context, EmbeddedResource, Header, Image, Text, ToolError
+from mcpkit import (
+    App,
+    Audio,
+    Context,
+    EmbeddedResource,
+    Header,
+    Image,
+    ProtocolError,
+    Text,
+    ToolError,
+)
 from mcpkit.prompts import Message
 
 app = App(
@@ -384,6 +394,72 @@ async def test_input_required_result_capabilities(ctx: Context) -> str:
         return f"elicited: {answer.action}"
     result = await ctx.sample("What is your name?", max_tokens=20, key="sampled_name")
     return f"sampled: {result.get('content', {}).get('text', '')}"
+
+
+# ------------------------------------------------- tasks (io.modelcontextprotocol/tasks)
+
+
+@app.tool
+def greet(name: str) -> str:
+    """Greets someone (never a task)."""
+    return f"Hello, {name}!"
+
+
+@app.tool(task="optional")
+async def slow_compute(seconds: float = 1, label: str = "") -> str:
+    """Waits `seconds`, then answers (a task when the client declares the tasks extension)."""
+    await asyncio.sleep(seconds)
+    return f"Computed {label!r} after {seconds} s"
+
+
+@app.tool(task="required")
+async def failing_job() -> str:
+    """Fails as a tool after about a second (runs only as a task)."""
+    await asyncio.sleep(1)
+    raise ToolError("failing_job failed, as it always does")
+
+
+@app.tool(task="optional")
+async def protocol_error_job() -> str:
+    """Fails with a JSON-RPC error: its task settles as failed."""
+    raise ProtocolError("protocol_error_job broke at the protocol level", code=-32603)
+
+
+class Confirmation(BaseModel):
+    confirm: bool
+
+
+class Part(BaseModel):
+    name: str = ""
+    confirm: bool = False
+
+
+@app.tool(task="optional")
+async def confirm_delete(filename: str, ctx: Context) -> str:
+    """Asks the user to confirm, then 'deletes' the file."""
+    answer = await ctx.elicit(f"Delete {filename}?", Confirmation)
+    if answer.action == "accept" and answer.content and answer.content.confirm:
+        return f"Deleted {filename}"
+    return f"Kept {filename}"
+
+
+@app.tool(task="optional")
+async def multi_input(ctx: Context) -> str:
+    """Asks two questions at once (two input requests pending together)."""
+    first, second = await asyncio.gather(
+        ctx.elicit("First part?", Part), ctx.elicit("Second part?", Part)
+    )
+    names = [a.content.name for a in (first, second) if a.content is not None]
+    return "Got " + " and ".join(names)
+
+
+@app.tool(task="required")
+async def test_tool_with_task(ctx: Context) -> str:
+    """Asks the user's name (input key user_name) in the call, then goes on as a task."""
+    answer = await ctx.elicit("What is your name?", Name, key="user_name")
+    await ctx.continue_as_task()
+    name = answer.content.name if answer.content else "nobody"
+    return f"Hello, {name}! (from a task)"
 
 
 # ------------------------------------------------------------------------ resources

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-import math
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
@@ -13,15 +12,15 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from typing_extensions import Unpack
 
-from mcpkit._availability import CacheScope, Switches, check_server_access
+from mcpkit._availability import Switches
 from mcpkit._directory import directory_reader
-from mcpkit._frozen import frozen
 from mcpkit._signatures import Definition
 from mcpkit.exceptions import DefinitionError
 from mcpkit.middleware import Middleware
+from mcpkit.options import ServerOptions
 from mcpkit.prompts import Prompt, PromptOptions
 from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
-from mcpkit.tools import Tool, ToolOptions, is_seconds
+from mcpkit.tools import Tool, ToolOptions
 
 if TYPE_CHECKING:  # for App.asgi's signature only (allow-listed: the module loads on call)
     from mcpkit.transports.http import BearerAuth, HttpApp, Verifier
@@ -36,60 +35,6 @@ changes, ``("resource", uri)`` when a resource's contents change, ``("capabiliti
 when only what the server advertises may change."""
 Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 Completer = Callable[..., Any]
-
-
-@frozen
-class ServerOptions:
-    """How the server speaks the protocol: ``App(name, version, options=ServerOptions(...))``.
-
-    ``mask_errors=False`` shows exception text to clients (for development).
-    ``invalid_arguments`` forces how argument failures travel for every protocol version:
-    ``"protocol"`` (a JSON-RPC ``-32602`` error) or ``"result"`` (``isError: true``); by default
-    it follows the client's version. ``page_size`` sets list pagination; ``ttl_ms`` and
-    ``cache_scope`` are the caching hints of 2026-07-28 list results (``cache`` overrides them
-    per method: ``{"tools/list": (60_000, "private")}``). ``state_key`` signs
-    ``requestState`` (else ``MCPKIT_STATE_KEY``, else a random key per process).
-    ``on_missing_scope``: a caller without a definition's scopes does not see it (``"hide"``),
-    or, over authenticated HTTP, sees it listed and is answered 403 ``insufficient_scope``
-    when it calls it (``"challenge"``: OAuth step-up). ``stdio_principal`` is the principal of
-    every request served over stdio (which authenticates nobody).
-    ``tool_timeout`` (seconds) is the timeout of every tool that does not set its own.
-    """
-
-    mask_errors: bool = True
-    invalid_arguments: Literal["protocol", "result"] | None = None
-    page_size: int = 100
-    ttl_ms: int = 0
-    cache_scope: CacheScope = "public"
-    state_key: str | bytes | None = None
-    on_missing_scope: Literal["hide", "challenge"] = "hide"
-    stdio_principal: Any = None
-    cache: Mapping[str, tuple[int, CacheScope]] | None = None
-    tool_timeout: float | None = None
-
-    def __post_init__(self) -> None:
-        timeout = self.tool_timeout
-        if timeout is not None and not (is_seconds(timeout) and timeout != math.inf):
-            raise ValueError(
-                f"tool_timeout must be a positive, finite number of seconds or None, "
-                f"not {self.tool_timeout!r}"
-            )
-        if not _is_int(self.page_size) or self.page_size < 1:
-            raise ValueError(f"page_size must be an integer of at least 1, not {self.page_size!r}")
-        if not _is_int(self.ttl_ms) or self.ttl_ms < 0:
-            raise ValueError(f"ttl_ms must be an integer of at least 0, not {self.ttl_ms!r}")
-        if self.invalid_arguments not in (None, "protocol", "result"):
-            raise ValueError(
-                'invalid_arguments must be "protocol", "result" or None, '
-                f"not {self.invalid_arguments!r}"
-            )
-        if self.cache_scope not in ("public", "private"):
-            raise ValueError(f'cache_scope must be "public" or "private", not {self.cache_scope!r}')
-        check_server_access(self.on_missing_scope, self.cache)
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class App:

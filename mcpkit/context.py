@@ -105,6 +105,9 @@ class ContextBackend(Protocol):
     async def read_resource(self, uri: str) -> list[dict[str, Any]]:
         """Read one of the app's own resources."""
 
+    async def continue_as_task(self) -> None:
+        """Answer the request with a task and run on in the background, if it may."""
+
 
 class Context:
     """What a running tool (or resource, or prompt) may ask of the client and server."""
@@ -133,6 +136,17 @@ class Context:
     def client_capabilities(self) -> dict[str, Any]:
         """The capabilities the client declared (``{}`` when none)."""
         return self._scope.client_capabilities
+
+    def client_extension(self, extension_id: str) -> dict[str, Any] | None:
+        """The settings the client declared for an extension (``capabilities.extensions``),
+        or ``None`` when it did not declare it."""
+        declared = self._scope.client_capabilities.get("extensions")
+        settings = declared.get(extension_id) if isinstance(declared, dict) else None
+        return settings if isinstance(settings, dict) else None
+
+    def client_supports(self, extension_id: str) -> bool:
+        """Whether the client declared the extension ``extension_id`` for this request."""
+        return self.client_extension(extension_id) is not None
 
     @property
     def state(self) -> Any:
@@ -165,6 +179,18 @@ class Context:
     def transport(self) -> Literal["stdio", "http", "memory"]:
         """How the request came: ``"stdio"``, ``"http"`` or ``"memory"`` (the test client)."""
         return self._scope.transport
+
+    async def continue_as_task(self) -> None:
+        """Become a task now: the client gets a ``CreateTaskResult`` and this tool runs on in
+        the background (``task="optional"`` or ``"required"`` tools, 2026-07-28 clients that
+        declare the tasks extension; otherwise it does nothing and the call goes on inline).
+
+        Before it, ``elicit`` and friends are input rounds of the call itself (the tool runs
+        again from the top with the answers); after it, they park the task in
+        ``input_required`` until the client answers with ``tasks/update``. A task-supporting
+        tool that never calls it becomes a task before its first line.
+        """
+        await self._scope.continue_as_task()
 
     async def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None

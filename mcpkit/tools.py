@@ -8,9 +8,11 @@ with the number of tools and forward references have a chance to resolve.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any, TypeGuard
+from types import CodeType
+from typing import Any, Literal, TypeGuard
 
 import typing_extensions
 from typing_extensions import Unpack
@@ -26,9 +28,10 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.results import ToolResult, structured_result, tool_result, unstructured_result
 from mcpkit.schema import EMPTY, Param, arguments_schema, return_schema
 
-__all__ = ["TOOL_NAME", "Tool", "ToolAnnotations", "ToolOptions", "is_seconds"]
+__all__ = ["TOOL_NAME", "TaskSupport", "Tool", "ToolAnnotations", "ToolOptions", "is_seconds"]
 
 TOOL_NAME = NAME
+TaskSupport = Literal["forbidden", "optional", "required"]
 
 
 @frozen
@@ -98,6 +101,10 @@ class ToolOptions(AccessOptions, total=False):
     and cancels it (a sync tool's thread cannot be stopped: it runs on, its result dropped);
     ``None`` takes ``ServerOptions.tool_timeout``, ``math.inf`` opts out of that default;
     ``scopes``, ``visible`` and ``tags`` say who sees it (:class:`AccessOptions`).
+    ``task`` (2026-07-28, the ``io.modelcontextprotocol/tasks`` extension): ``"optional"``
+    runs the call as a background task when the client declares the extension, ``"required"``
+    refuses callers that do not (``-32021``); ``task_ttl_ms`` and ``poll_interval_ms``
+    override ``ServerOptions``' defaults for its tasks.
     """
 
     name: str | None
@@ -112,6 +119,9 @@ class ToolOptions(AccessOptions, total=False):
     text_mirror: bool
     blocking: bool
     timeout: float | None
+    task: TaskSupport
+    task_ttl_ms: int | None
+    poll_interval_ms: int | None
 
 
 class Tool(Definition):
@@ -140,6 +150,15 @@ class Tool(Definition):
         self.text_mirror = options.get("text_mirror", True)
         self.blocking = options.get("blocking", True)
         self.timeout = _checked_timeout(options.get("timeout"), label)
+        self.task: TaskSupport = _task_support(options.get("task", "forbidden"), label)
+        self.task_ttl_ms = _milliseconds(options, "task_ttl_ms", label)
+        self.poll_interval_ms = _milliseconds(options, "poll_interval_ms", label)
+        self.continues_as_task = _calls(fn, "continue_as_task")
+        if self.continues_as_task and self.task == "forbidden":
+            raise DefinitionError(
+                f"{label} calls ctx.continue_as_task(), which does nothing in a tool that never "
+                'runs as a task; declare @app.tool(task="optional") or task="required"'
+            )
 
     def __repr__(self) -> str:
         return f"<Tool {self.name!r}>"
@@ -268,3 +287,36 @@ def _checked_explicit(schema: dict[str, Any] | None, where: str, what: str) -> A
             'package: pip install "mcpkit[jsonschema]"'
         )
     return schema
+
+
+def _task_support(value: Any, label: str) -> TaskSupport:
+    if value not in ("forbidden", "optional", "required"):
+        raise DefinitionError(
+            f'{label}: task must be "forbidden", "optional" or "required", not {value!r}'
+        )
+    support: TaskSupport = value
+    return support
+
+
+def _milliseconds(options: Mapping[str, Any], key: str, label: str) -> int | None:
+    """A tool's ``task_ttl_ms`` / ``poll_interval_ms``: ``None`` when not given (the App's
+    default applies); a positive integer otherwise."""
+    value = options.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise DefinitionError(f"{label}: {key} must be a positive integer, not {value!r}")
+    return value
+
+
+def _calls(fn: Callable[..., Any], attribute: str) -> bool:
+    """Whether ``fn``'s body (or a function nested in it) names ``attribute``: how a tool that
+    calls ``ctx.continue_as_task()`` is told from one that becomes a task at once."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    return isinstance(code, CodeType) and _names(code, attribute)
+
+
+def _names(code: CodeType, attribute: str) -> bool:
+    if attribute in code.co_names:
+        return True
+    return any(isinstance(c, CodeType) and _names(c, attribute) for c in code.co_consts)

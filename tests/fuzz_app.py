@@ -60,6 +60,13 @@ def _add_tools(app: App, recorder: Recorder) -> None:
         await ctx.info(tag)
         return tag
 
+    @app.tool(task="optional")
+    async def quick_task(tag: str, ctx: Context) -> str:
+        """A task when the request declares the tasks extension (it may end with the server)."""
+        recorder.ran(tag)
+        await ctx.report_progress(1, 1, message=tag)
+        return tag
+
     @app.tool
     def quick_sync(tag: str) -> str:
         """Answers at once, from a worker thread."""

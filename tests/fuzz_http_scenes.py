@@ -23,7 +23,14 @@ from mcpkit.protocol.versions import META_VERSION
 
 MAX_BODY = 16 * 1024
 STATUSES = frozenset({200, 202, 204, 400, 403, 404, 405, 406, 409, 413, 415, 421})
-NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAMED = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 HTTP_FAULTS: dict[str, tuple[dict[str, str], int]] = {
     "content-type": ({"content-type": "text/plain"}, 415),
     "accept": ({"accept": "text/html"}, 406),

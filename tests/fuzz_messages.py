@@ -37,6 +37,7 @@ GOOD_METAS: list[dict[str, Any]] = [
     META,
     {**META, META_LOG_LEVEL: "debug", "progressToken": "p"},
     {**META, META_CLIENT_INFO: {"name": "fuzz", "version": "1"}},
+    {**META, META_CAPABILITIES: {"extensions": {"io.modelcontextprotocol/tasks": {}}}},
 ]
 BAD_METAS: list[dict[str, Any]] = [
     {META_VERSION: STATELESS_VERSION},
@@ -45,7 +46,7 @@ BAD_METAS: list[dict[str, Any]] = [
     {META_VERSION: STATELESS_VERSION, META_CAPABILITIES: []},
     {**META, META_LOG_LEVEL: "loud"},
 ]
-QUICK_TOOLS = ("quick", "quick_sync", "echo")
+QUICK_TOOLS = ("quick", "quick_sync", "echo", "quick_task")
 BLOCKING_TOOLS = ("gate", "gate_sync")
 METHODS = (
     "ping",
@@ -63,6 +64,11 @@ METHODS = (
     "server/discover",
     "initialize",
     "subscriptions/listen",
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "tasks/result",
+    "tasks/list",
     "no/such-method",
 )
 JSON_VALUES: st.SearchStrategy[Any] = st.recursive(
@@ -210,7 +216,8 @@ class Writer:
             arguments: dict[str, Any] = {"tag": tag}
             if name == "echo":
                 arguments["value"] = self.draw(JSON_VALUES)
-            return {"name": name, "arguments": arguments}, True
+            # A task's answer comes before its run (which a stopping server may cancel).
+            return {"name": name, "arguments": arguments}, name != "quick_task"
         if method == "resources/read":
             if pick == 0:
                 return {"uri": self.draw(st.sampled_from(["fuzz://nope", 5, "", None]))}, False
@@ -413,6 +420,14 @@ SIMPLE_PARAMS: dict[str, Callable[[int], dict[str, Any]]] = {
     "logging/setLevel": lambda pick: {"level": ["loud", "debug", "error", "info"][pick]},
     "initialize": lambda pick: {"protocolVersion": HANDSHAKE_VERSIONS[pick], "capabilities": {}},
     "subscriptions/listen": lambda pick: {"notifications": {"toolsListChanged": True}},
+    "tasks/get": lambda pick: {"taskId": ["bogus", "", "x" * 32, 7][pick]},
+    "tasks/update": lambda pick: {
+        "taskId": "bogus",
+        "inputResponses": [{}, [], None, {"k": 1}][pick],
+    },
+    "tasks/cancel": lambda pick: {"taskId": [None, "bogus", "t", ["t"]][pick]},
+    "tasks/result": lambda pick: {"taskId": "bogus"},
+    "tasks/list": lambda pick: {},
 }
 DRAWN: dict[str, Callable[[Writer], Message]] = {
     "request": Writer.request,

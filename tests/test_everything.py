@@ -54,6 +54,15 @@ TOOLS_0_2_0 = {
         )
     ),
 }
+TASK_TOOLS = {
+    "greet",
+    "slow_compute",
+    "failing_job",
+    "protocol_error_job",
+    "confirm_delete",
+    "multi_input",
+    "test_tool_with_task",
+}
 PROMPTS = {
     "test_simple_prompt",
     "test_prompt_with_arguments",
@@ -112,7 +121,8 @@ async def check_listing(the_app: App, version: str) -> None:
     async with Client(the_app, protocol_version=version, elicitation=elicit) as client:
         tools = await client.list_tools()
         names = [t["name"] for t in tools]
-        assert set(names) >= TOOLS_0_1_16 | TOOLS_0_2_0, (TOOLS_0_1_16 | TOOLS_0_2_0) - set(names)
+        wanted = TOOLS_0_1_16 | TOOLS_0_2_0 | TASK_TOOLS
+        assert set(names) >= wanted, wanted - set(names)
         for tool in tools:
             assert NAME.fullmatch(tool["name"]), tool["name"]
             assert tool.get("description"), tool["name"]

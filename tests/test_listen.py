@@ -299,8 +299,8 @@ def test_capabilities_computed_while_the_app_changes_are_not_kept(monkeypatch: A
     app = App("race", "1")
     real = capabilities
 
-    def racing(app_: App) -> dict[str, Any]:
-        found: dict[str, Any] = real(app_)
+    def racing(app_: App, **era: Any) -> dict[str, Any]:
+        found: dict[str, Any] = real(app_, **era)
         app.add_prompt(extra_prompt)  # the change arrives with the stale result in hand
         return found
 

@@ -15,6 +15,7 @@ from mcpkit.protocol.methods import (
     prompts,
     resources,
     subscriptions,
+    tasks,
     tools,
 )
 from mcpkit.protocol.request import RequestContext
@@ -33,6 +34,7 @@ FEATURES = {
     ],
     prompts: ["prompts/list", "prompts/get"],
     completion: ["completion/complete"],
+    tasks: ["tasks/get", "tasks/update", "tasks/cancel"],
     subscriptions: ["subscriptions/listen"],
 }
 

@@ -24,7 +24,14 @@ __all__ = ["Headers", "check_headers", "decode_header_value"]
 Headers = Mapping[str, Sequence[str]]
 """Lower-case header name -> its values, in the order they came."""
 
-_NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+_NAMED = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",  # SEP-2663: the task id routes its requests
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 _B64_PREFIX, _B64_SUFFIX = "=?base64?", "?="
 _HEADER_CACHE_SIZE = 1024
 _headers_of: dict[int, tuple[Mapping[str, Any], list[tuple[tuple[str, ...], str]]]] = {}

@@ -120,6 +120,7 @@ class RequestContext:
     __slots__ = (
         "_asked",
         "_last_progress",
+        "becomes_task",
         "cache_hint",
         "client_capabilities",
         "client_info",
@@ -137,6 +138,7 @@ class RequestContext:
         "session",
         "state",
         "stateless",
+        "task",
         "transport",
     )
 
@@ -179,9 +181,21 @@ class RequestContext:
         self.missing_inputs: dict[str, Any] = {}
         self._last_progress: float | None = None
         self._asked = 0
+        self.task: Any = None  # a running task's TaskHandle (protocol.tasks.runner)
+        self.becomes_task: Callable[[], Awaitable[None]] | None = None
+
+    async def continue_as_task(self) -> None:
+        """Answer the request with a task now and run on in the background (only a tool
+        that supports tasks, called with the extension declared; otherwise nothing)."""
+        begin, self.becomes_task = self.becomes_task, None
+        if begin is not None:
+            await begin()
 
     async def ask(self, method: str, params: dict[str, Any], key: str | None) -> Any:
-        """Ask the client: a server request (handshake era) or an input request (stateless)."""
+        """Ask the client: a server request (handshake era), an input request (stateless), or
+        a running task's input request (it waits in ``input_required``)."""
+        if self.task is not None:
+            return await self.task.ask(method, params, key)
         self._asked += 1
         key = key or f"{method.split('/')[0]}-{self._asked}"
         if self.stateless:
@@ -206,6 +220,9 @@ class RequestContext:
         return await self.reader(self, uri)
 
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
+        if self.task is not None:  # a task reports progress as its statusMessage
+            await self.task.progress(message)
+            return
         if self.progress_token is None:
             return
         if self._last_progress is not None and progress <= self._last_progress:
@@ -219,6 +236,8 @@ class RequestContext:
         await self.send({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
 
     async def log(self, level: str, data: Any, logger: str | None) -> None:
+        if self.task is not None:
+            return  # SEP-2663: no log notifications for tasks
         if self.log_level is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(self.log_level):
             return
         params: dict[str, Any] = {"level": level, "data": data}

@@ -65,6 +65,7 @@ from mcpkit.protocol.request import (
     stateless_context,
 )
 from mcpkit.protocol.request_state import StateSigner, state_key
+from mcpkit.protocol.tasks.runner import Tasks
 from mcpkit.protocol.versions import (
     HTTP_DEFAULT_VERSION,
     META_CAPABILITIES,
@@ -100,11 +101,11 @@ class Server:
         self.workers = Workers()
         self.streams: set[asyncio.Queue[Any]] = set()  # open subscriptions/listen streams
         signer = StateSigner(state_key(app.options.state_key))
-        self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities)
+        self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities, Tasks())
         self.read_uri = functools.partial(read_uri, self.runtime)
         self.step_up = functools.partial(step_up, app)  # (incoming) -> scopes to challenge for
         self.state: Any = None
-        self._capabilities: dict[str, Any] | None = None
+        self._capabilities: dict[bool, dict[str, Any]] = {}
         self._generation = 0  # bumped by every change that may alter the capabilities
         self._lifespan: contextlib.AsyncExitStack | None = None
         self._unsubscribe = app.subscribe(self._app_changed)
@@ -114,21 +115,20 @@ class Server:
         (:func:`~mcpkit.protocol.incoming.admit`); raises ``Refused``."""
         return admit(data, headers, self.app, self.limits)
 
-    def capabilities(self) -> dict[str, Any]:
-        """The ``ServerCapabilities`` (computed once, again after the app's lists change)."""
-        cached = self._capabilities
-        if cached is not None:
+    def capabilities(self, stateless: bool = False) -> dict[str, Any]:
+        """An era's ``ServerCapabilities`` (computed once, again after the app's lists change)."""
+        if (cached := self._capabilities.get(stateless)) is not None:
             return cached
         generation = self._generation
-        computed = capabilities(self.app)
+        computed = capabilities(self.app, stateless=stateless)
         if generation == self._generation:  # no change (from another thread) meanwhile
-            self._capabilities = computed
+            self._capabilities[stateless] = computed
         return computed
 
     def _app_changed(self, kind: str, uri: str | None) -> None:
         if kind != "resource":
             self._generation += 1
-            self._capabilities = None
+            self._capabilities = {}
 
     async def start(self) -> None:
         """Enter the App's lifespan (once; later calls do nothing)."""
@@ -147,8 +147,9 @@ class Server:
             await asyncio.sleep(0)
 
     async def stop(self) -> None:
-        """Leave the lifespan and stop listening to the App."""
+        """Cancel the running tasks, leave the lifespan and stop listening to the App."""
         self._unsubscribe()
+        await self.runtime.tasks.close()
         stack, self._lifespan = self._lifespan, None
         if stack is not None:
             await stack.aclose()

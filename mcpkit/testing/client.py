@@ -11,6 +11,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from types import TracebackType
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from mcpkit._extensions import TASKS
 from mcpkit._version import __version__
 from mcpkit.app import App
 from mcpkit.protocol import jsonrpc
@@ -101,6 +102,7 @@ class Client:
         }
         self.server_requests: list[dict[str, Any]] = []
         self.max_input_rounds = 10
+        self._task_tools: dict[str, str] = {}  # task id -> the tool it runs (for .data)
         self._server: Server | None = None
         self._session: Session | None = None
         self._sync: SyncClient | None = None
@@ -260,7 +262,13 @@ class Client:
         return completion
 
     async def call_tool(
-        self, /, name: str, arguments: dict[str, Any] | None = None, **params: Any
+        self,
+        /,
+        name: str,
+        arguments: dict[str, Any] | None = None,
+        *,
+        task: bool = False,
+        **params: Any,
     ) -> CallToolResult:
         """Call a tool and return its :class:`CallToolResult` (``isError`` results are returned).
 
@@ -268,11 +276,70 @@ class Client:
         from the tool's published output schema; ``result["structuredContent"]`` still works.
         In the 2026-07-28 era an ``InputRequiredResult`` is answered with the client's
         handlers and the call retried, as a real client does (up to ``max_input_rounds``).
+        ``task=True`` declares the tasks extension on this request: a tool that supports tasks
+        answers a ``CreateTaskResult`` (read ``result["taskId"]``; see :meth:`wait_task`).
         """
+        if task:
+            params["_meta"] = {**params.get("_meta", {}), **self._declaring_tasks()}
         result = await self.with_input(
             "tools/call", {"name": name, "arguments": arguments or {}, **params}
         )
+        if result.get("resultType") == "task":
+            self._task_tools[result["taskId"]] = name
         return CallToolResult(result, wrapped="structuredContent" in result and self._wraps(name))
+
+    def _declaring_tasks(self) -> dict[str, Any]:
+        extensions = {**self.capabilities.get("extensions", {}), TASKS: {}}
+        return {META_CAPABILITIES: {**self.capabilities, "extensions": extensions}}
+
+    async def _task_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        result: dict[str, Any] = await self.request(
+            method, {**params, "_meta": self._declaring_tasks()}
+        )
+        return result
+
+    async def get_task(self, task_id: str) -> dict[str, Any]:
+        """``tasks/get``: the task's state (``status``, and ``result`` / ``error`` /
+        ``inputRequests`` when it has them)."""
+        return await self._task_request("tasks/get", {"taskId": task_id})
+
+    async def update_task(self, task_id: str, responses: dict[str, Any]) -> dict[str, Any]:
+        """``tasks/update``: answer the task's ``inputRequests`` (by key)."""
+        return await self._task_request(
+            "tasks/update", {"taskId": task_id, "inputResponses": responses}
+        )
+
+    async def cancel_task(self, task_id: str) -> dict[str, Any]:
+        """``tasks/cancel`` (an empty acknowledgement)."""
+        return await self._task_request("tasks/cancel", {"taskId": task_id})
+
+    async def wait_task(self, task_id: str, *, timeout: float = 10.0) -> CallToolResult:
+        """Poll a task until it ends and return its result; its input requests are answered
+        with this client's handlers on the way. A failed task raises :class:`RPCError` with
+        its error; a cancelled one raises ``RuntimeError``; ``TimeoutError`` after ``timeout``
+        seconds."""
+        return await asyncio.wait_for(self._settled(task_id), timeout)
+
+    async def _settled(self, task_id: str) -> CallToolResult:
+        while True:
+            task = await self.get_task(task_id)
+            status = task["status"]
+            if status == "completed":
+                result = task["result"]
+                wraps = self._wraps(self._task_tools.get(task_id, ""))
+                return CallToolResult(result, wrapped="structuredContent" in result and wraps)
+            if status == "failed":
+                raise RPCError(task["error"])
+            if status == "cancelled":
+                raise RuntimeError(f"task {task_id} was cancelled")
+            if status == "input_required":
+                responses = {
+                    key: await self._input_response(asked["method"], asked.get("params"))
+                    for key, asked in task["inputRequests"].items()
+                }
+                await self.update_task(task_id, responses)
+                continue
+            await asyncio.sleep(min(task.get("pollIntervalMs", 10), 10) / 1000)
 
     def _wraps(self, name: str) -> bool:
         """Whether the tool publishes the ``{"result": ...}`` wrapper as its output schema."""
@@ -375,3 +442,7 @@ class SyncClient:
     read_resource = _blocking(Client.read_resource)
     get_prompt = _blocking(Client.get_prompt)
     complete = _blocking(Client.complete)
+    get_task = _blocking(Client.get_task)
+    update_task = _blocking(Client.update_task)
+    cancel_task = _blocking(Client.cancel_task)
+    wait_task = _blocking(Client.wait_task)

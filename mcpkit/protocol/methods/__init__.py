@@ -7,6 +7,8 @@
 - ``prompts``: ``prompts/list``, ``prompts/get``
 - ``completion``: ``completion/complete``
 - ``subscriptions``: ``subscriptions/listen``
+- ``tasks``: ``tasks/get``, ``tasks/update``, ``tasks/cancel`` (the tasks extension) and how
+  ``tools/call`` becomes a task
 
 Shared by them: ``spec`` (the handler contract: :class:`Runtime`, :class:`MethodSpec`),
 ``params`` (parameter checks), ``pagination``, ``input_required`` (``InputRequiredResult``)
@@ -16,7 +18,15 @@ business (``protocol.server``). A new method is a ``MethodSpec`` in its feature'
 
 from __future__ import annotations
 
-from mcpkit.protocol.methods import completion, lifecycle, prompts, resources, subscriptions, tools
+from mcpkit.protocol.methods import (
+    completion,
+    lifecycle,
+    prompts,
+    resources,
+    subscriptions,
+    tasks,
+    tools,
+)
 from mcpkit.protocol.methods.failures import cancelled_for_real, protocol_error_in
 from mcpkit.protocol.methods.lifecycle import capabilities
 from mcpkit.protocol.methods.resources import read_uri
@@ -41,5 +51,6 @@ HANDLERS: dict[str, MethodSpec] = {
     **prompts.METHODS,
     **completion.METHODS,
     **subscriptions.METHODS,
+    **tasks.METHODS,
 }
 """Every MCP method mcpkit serves (``initialize`` is the session's own business)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpkit._extensions import TASKS
 from mcpkit.app import App
 from mcpkit.context import LOG_LEVELS
 from mcpkit.exceptions import InvalidParams
@@ -21,8 +22,10 @@ from mcpkit.protocol.versions import ALL_VERSIONS
 __all__ = ["METHODS", "capabilities"]
 
 
-def capabilities(app: App) -> dict[str, Any]:
-    """``ServerCapabilities``: only what the app has (the server caches it)."""
+def capabilities(app: App, *, stateless: bool = False) -> dict[str, Any]:
+    """``ServerCapabilities``: only what the app has (the server caches it). The tasks
+    extension is declared to stateless-era clients only (``server/discover``), when a tool
+    supports tasks."""
     caps: dict[str, Any] = {"logging": {}}
     if app.tools:
         caps["tools"] = {"listChanged": True}
@@ -32,6 +35,11 @@ def capabilities(app: App) -> dict[str, Any]:
         caps["prompts"] = {"listChanged": True}
     if can_complete(app):
         caps["completions"] = {}
+    extensions = {key: dict(value) for key, value in (app.options.extensions or {}).items()}
+    if stateless and any(tool.task != "forbidden" for tool in app.tools.values()):
+        extensions[TASKS] = {}
+    if extensions:
+        caps["extensions"] = extensions
     return caps
 
 
@@ -57,7 +65,7 @@ async def _discover(
 ) -> dict[str, Any]:
     result: dict[str, Any] = {
         "supportedVersions": list(ALL_VERSIONS),
-        "capabilities": runtime.capabilities(),
+        "capabilities": runtime.capabilities(stateless=True),
     }
     if runtime.app.instructions:
         result["instructions"] = runtime.app.instructions

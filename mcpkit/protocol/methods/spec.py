@@ -19,6 +19,7 @@ from mcpkit.app import App
 from mcpkit.exceptions import Unencodable
 from mcpkit.protocol.request import RequestContext
 from mcpkit.protocol.request_state import StateSigner
+from mcpkit.protocol.tasks.runner import Tasks
 
 __all__ = ["Failed", "Handler", "Instead", "MethodSpec", "Runtime"]
 
@@ -31,7 +32,8 @@ class Runtime:
     workers: Workers  # runs the App's sync functions off the event loop
     signer: StateSigner  # signs and verifies ``requestState`` (multi round-trip requests)
     streams: set[asyncio.Queue[Any]]  # the open ``subscriptions/listen`` streams
-    capabilities: Callable[[], dict[str, Any]]  # the server's ``ServerCapabilities``, cached
+    capabilities: Callable[..., dict[str, Any]]  # ``ServerCapabilities`` (stateless=), cached
+    tasks: Tasks  # the tasks extension's records and running tasks
 
 
 Handler = Callable[[Runtime, RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]

@@ -1,5 +1,6 @@
 """``subscriptions/listen`` (2026-07-28): one request that streams the changes a client asked
-for (list changes, resource updates) until the client cancels it or the server shuts down."""
+for (list changes, resource updates, the status of its tasks) until the client cancels it or
+the server shuts down."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from mcpkit.exceptions import InvalidParams
 from mcpkit.protocol.access import hidden_uri
 from mcpkit.protocol.jsonrpc import notification
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
-from mcpkit.protocol.request import RequestContext
+from mcpkit.protocol.methods.tasks import require_tasks
+from mcpkit.protocol.request import RequestContext, caller_key
+from mcpkit.protocol.tasks.store import TaskRecord
 from mcpkit.protocol.versions import META_SUBSCRIPTION
 
 __all__ = ["METHODS"]
@@ -25,6 +28,10 @@ async def _listen(runtime: Runtime, ctx: RequestContext, params: dict[str, Any])
     if not isinstance(wanted, dict):
         raise InvalidParams("Invalid params: 'notifications' must be an object")
     honoured = _honoured(runtime.capabilities(), wanted)
+    owner = caller_key(ctx.principal)
+    task_ids = await _task_ids(runtime, ctx, wanted, owner)
+    if task_ids is not None:
+        honoured["taskIds"] = task_ids
     tag = {META_SUBSCRIPTION: ctx.request_id}
     loop = asyncio.get_running_loop()
     outbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
@@ -37,8 +44,16 @@ async def _listen(runtime: Runtime, ctx: RequestContext, params: dict[str, Any])
             with contextlib.suppress(RuntimeError):  # the loop is gone: so is the stream
                 loop.call_soon_threadsafe(outbox.put_nowait, message)
 
+    def on_task(record: TaskRecord) -> None:
+        if task_ids and record.task_id in task_ids:
+            params = {"_meta": tag, **record.detailed()}
+            loop.call_soon_threadsafe(
+                outbox.put_nowait, notification("notifications/tasks", params)
+            )
+
     # Listen before acknowledging: a change right after the ack must not slip through.
     unsubscribe_app = runtime.app.subscribe(on_change)
+    unwatch_tasks = runtime.tasks.store.watch(on_task)
     runtime.streams.add(outbox)
     try:
         await ctx.send(
@@ -53,6 +68,7 @@ async def _listen(runtime: Runtime, ctx: RequestContext, params: dict[str, Any])
     finally:
         runtime.streams.discard(outbox)
         unsubscribe_app()
+        unwatch_tasks()
 
 
 _LIST_FLAGS = {
@@ -70,6 +86,22 @@ def _honoured(offered: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]
     if isinstance(uris, list) and "resources" in offered:
         honoured["resourceSubscriptions"] = [u for u in uris if isinstance(u, str)]
     return honoured
+
+
+async def _task_ids(
+    runtime: Runtime, ctx: RequestContext, wanted: dict[str, Any], owner: str | None
+) -> list[str] | None:
+    """The task ids whose ``notifications/tasks`` the stream carries: the caller's own live
+    tasks among those asked (``None``: none asked); ``-32021`` when the request asks without
+    declaring the tasks extension."""
+    ids = wanted.get("taskIds")
+    if ids is None:
+        return None
+    require_tasks(ctx, "notifications/tasks")
+    if not isinstance(ids, list):
+        raise InvalidParams("Invalid params: 'notifications.taskIds' must be an array")
+    store = runtime.tasks.store
+    return [i for i in ids if isinstance(i, str) and await store.get(i, owner) is not None]
 
 
 def _listen_message(

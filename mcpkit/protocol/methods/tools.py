@@ -8,11 +8,12 @@ A tool still running at its timeout is cancelled and answered as its failure.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 import secrets
 import sys
-from collections.abc import Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
 from pydantic_core import to_json
@@ -27,12 +28,14 @@ from mcpkit.exceptions import (
     ToolError,
     Unencodable,
 )
+from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.access import usable
 from mcpkit.protocol.methods.failures import cancelled_for_real, protocol_error_in
 from mcpkit.protocol.methods.input_required import needs_input, with_input
 from mcpkit.protocol.methods.pagination import listing
 from mcpkit.protocol.methods.params import string_param
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
+from mcpkit.protocol.methods.tasks import call_as_task
 from mcpkit.protocol.request import RequestContext
 from mcpkit.protocol.versions import arguments_fail_as_results, structured_output
 from mcpkit.results import error_result
@@ -64,13 +67,16 @@ async def _tools_call(
         logger.error("%s", exc)
         raise InternalError() from None
 
-    if not ctx.stateless:  # only 2026-07-28 requests carry input responses
-        return await _run_tool(runtime, ctx, tool, arguments)
-
     async def run() -> dict[str, Any]:
         return await _run_tool(runtime, ctx, tool, arguments)
 
-    return await with_input(runtime, ctx, params, ("tools/call", name), run)
+    call = run
+    if tool.task != "forbidden":  # the tasks extension decides: a task, inline, or -32021
+        carried = functools.partial(_carried, runtime, params, run)
+        call = functools.partial(call_as_task, runtime, ctx, tool, carried)
+    if not ctx.stateless:  # only 2026-07-28 requests carry input responses
+        return await call()
+    return await with_input(runtime, ctx, params, ("tools/call", name), call)
 
 
 async def _run_tool(
@@ -138,6 +144,19 @@ def _expire(expired: list[bool], task: asyncio.Task[Any] | None) -> None:  # pra
 def _seconds(limit: float) -> str:
     """5 -> "5", 0.25 -> "0.25", 1e-05 -> "1e-05"."""
     return str(int(limit)) if float(limit).is_integer() else repr(float(limit))
+
+
+async def _carried(
+    runtime: Runtime, params: dict[str, Any], run: Callable[[], Awaitable[dict[str, Any]]]
+) -> dict[str, Any]:
+    """``run()``'s result, which a task keeps until ``tasks/get``: one JSON cannot carry is
+    replaced now by what the call would have answered (see :func:`_unencodable_result`)."""
+    result = await run()
+    try:
+        jsonrpc.encode({"result": result})
+    except Unencodable as exc:
+        return _unencodable_result(runtime, params, exc)
+    return result
 
 
 def _unencodable_result(

@@ -1,0 +1,130 @@
+"""Running tasks: one asyncio task per task, parked on input, cancelled on request.
+
+:class:`Tasks` (one per server, in ``Runtime``) creates records in its store and drives each
+task's coroutine; :class:`TaskHandle` is what a running task's ``RequestContext`` asks through:
+``ctx.elicit`` and friends park the task in ``input_required`` until ``tasks/update`` brings the
+answer, and progress messages become the task's ``statusMessage``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcpkit.exceptions import InternalError, ProtocolError
+from mcpkit.protocol.methods.failures import protocol_error_in
+from mcpkit.protocol.tasks.store import MemoryTaskStore, TaskRecord, TaskStore
+
+__all__ = ["TaskHandle", "Tasks"]
+
+logger = logging.getLogger("mcpkit.server")
+
+
+class TaskHandle:
+    """The powers a running task's request context uses in place of the client's stream."""
+
+    __slots__ = ("record", "tasks")
+
+    def __init__(self, tasks: Tasks, record: TaskRecord) -> None:
+        self.tasks = tasks
+        self.record = record
+
+    async def ask(self, method: str, params: dict[str, Any], key: str | None) -> dict[str, Any]:
+        """Park the task in ``input_required`` with this request; resume with its answer."""
+        record = self.record
+        key = record.ask(key, method, params)
+        await self.tasks.store.save(record)
+        while key not in record.input_responses:
+            await self.tasks.changed(record.task_id)
+        return record.input_responses.pop(key)
+
+    async def progress(self, message: str | None) -> None:
+        """A progress message is the task's ``statusMessage`` (no notification is sent)."""
+        if message is None or self.record.terminal:
+            return
+        self.record.status_message = message
+        self.record.touch()
+        await self.tasks.store.save(self.record)
+
+
+class Tasks:
+    """The server's tasks: their store and the coroutines running them."""
+
+    def __init__(self, store: TaskStore | None = None) -> None:
+        self.store: TaskStore = store if store is not None else MemoryTaskStore()
+        self._running: dict[str, asyncio.Task[Any]] = {}
+        self._wakers: dict[str, asyncio.Event] = {}
+        self.store.watch(self._saved)  # for the server's life (a stopped server may restart)
+
+    async def create(self, owner: str | None, ttl_ms: int | None, poll_ms: int) -> TaskHandle:
+        """A new task record, readable by ``tasks/get`` when this returns."""
+        record = TaskRecord(owner, ttl_ms, poll_ms)
+        await self.store.create(record)
+        return TaskHandle(self, record)
+
+    def launch(self, handle: TaskHandle, run: Callable[[], Awaitable[dict[str, Any]]]) -> None:
+        """Run ``run()`` in the background as the task's work."""
+        self.adopt(handle, asyncio.ensure_future(self.drive(handle, run)))
+
+    def adopt(self, handle: TaskHandle, running: asyncio.Task[Any]) -> None:
+        """``running`` is the task's work from now on (cancelled with the task)."""
+        task_id = handle.record.task_id
+        self._running[task_id] = running
+        running.add_done_callback(lambda _: self._running.pop(task_id, None))
+
+    async def drive(
+        self, handle: TaskHandle, run: Callable[[], Awaitable[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        """Run the work and settle the task with its outcome."""
+        try:
+            result = await run()
+        except BaseException as exc:  # the task's outcome, never the caller's
+            await self.settle_failure(handle.record, exc)
+            return {}
+        if handle.record.settle("completed", result=result):
+            await self.store.save(handle.record)
+        return result
+
+    async def settle_failure(self, record: TaskRecord, exc: BaseException) -> None:
+        if isinstance(exc, asyncio.CancelledError):
+            settled = record.settle("cancelled")
+        else:
+            error = exc if isinstance(exc, ProtocolError) else protocol_error_in(exc)
+            if error is None:
+                logger.error("task %s failed", record.task_id, exc_info=exc)
+                error = InternalError()
+            settled = record.settle("failed", error=error.to_error())
+            if settled:
+                record.status_message = error.message
+        if settled:
+            await self.store.save(record)
+
+    async def cancel(self, record: TaskRecord) -> None:
+        """Settle ``cancelled`` (when still running) and stop its work."""
+        if record.settle("cancelled"):
+            await self.store.save(record)
+
+    async def changed(self, task_id: str) -> None:
+        """Wait until the task's record is saved again."""
+        waker = self._wakers.setdefault(task_id, asyncio.Event())
+        await waker.wait()
+        waker.clear()
+
+    def _saved(self, record: TaskRecord) -> None:
+        waker = self._wakers.get(record.task_id)
+        if waker is not None:
+            waker.set()
+        if record.terminal:
+            self._wakers.pop(record.task_id, None)
+            running = self._running.get(record.task_id)
+            if running is not None and running is not asyncio.current_task():
+                running.cancel()  # cancelled or expired while its work runs
+
+    async def close(self) -> None:
+        """Cancel every running task (the server is stopping)."""
+        running = list(self._running.values())
+        for task in running:
+            task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)

@@ -1,0 +1,215 @@
+"""The task record, its wire shapes, and where records are kept (:class:`TaskStore`).
+
+:class:`MemoryTaskStore` keeps them in this process; a store shared by several server
+processes implements the same four methods (``create`` must make the record readable by every
+process before it returns: the ``CreateTaskResult`` is sent right after).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any, Literal, Protocol
+
+__all__ = ["TERMINAL", "MemoryTaskStore", "Status", "TaskRecord", "TaskStore", "new_task_id"]
+
+Status = Literal["working", "input_required", "completed", "failed", "cancelled"]
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+Listener = Callable[["TaskRecord"], None]
+
+
+def new_task_id() -> str:
+    """An unguessable task id (192 random bits)."""
+    return secrets.token_urlsafe(24)
+
+
+def _iso(moment: float) -> str:
+    stamp = datetime.fromtimestamp(moment, timezone.utc)
+    return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
+
+
+class TaskRecord:
+    """One task's state. Terminal states are final: :meth:`settle` ignores later changes."""
+
+    __slots__ = (
+        "asked",
+        "created_at",
+        "error",
+        "input_requests",
+        "input_responses",
+        "keys",
+        "owner",
+        "poll_interval_ms",
+        "result",
+        "status",
+        "status_message",
+        "task_id",
+        "ttl_ms",
+        "updated_at",
+    )
+
+    def __init__(self, owner: str | None, ttl_ms: int | None, poll_interval_ms: int) -> None:
+        self.task_id = new_task_id()
+        self.owner = owner
+        self.status: Status = "working"
+        self.created_at = self.updated_at = time.time()
+        self.ttl_ms = ttl_ms
+        self.poll_interval_ms = poll_interval_ms
+        self.status_message: str | None = None
+        self.result: dict[str, Any] | None = None
+        self.error: dict[str, Any] | None = None
+        self.input_requests: dict[str, dict[str, Any]] = {}
+        self.input_responses: dict[str, dict[str, Any]] = {}
+        self.asked = 0
+        self.keys: set[str] = set()  # every input request key used (never reused, SEP-2663)
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL
+
+    def expired(self, now: float) -> bool:
+        return self.ttl_ms is not None and now >= self.created_at + self.ttl_ms / 1000
+
+    def settle(
+        self,
+        status: Status,
+        *,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+    ) -> bool:
+        """Move to a terminal status (once; ``False`` when the task had already settled)."""
+        if self.terminal:
+            return False
+        self.status, self.result, self.error = status, result, error
+        self.input_requests = {}
+        self.touch()
+        return True
+
+    def ask(self, key: str | None, method: str, params: dict[str, Any]) -> str:
+        """Record an outstanding input request (the task waits for the client); returns its
+        key: ``key`` unless this task used it before, else a fresh one."""
+        self.asked += 1
+        if key is None or key in self.keys:
+            key = f"{key or method.split('/')[0]}-{self.asked}"
+        self.keys.add(key)
+        self.input_requests[key] = {"method": method, "params": params}
+        self.status = "input_required"
+        self.touch()
+        return key
+
+    def answer(self, responses: dict[str, Any]) -> bool:
+        """Take the answers to outstanding requests (others are ignored); back to ``working``
+        when none is left. ``True`` when something was taken."""
+        taken = {
+            key: value
+            for key, value in responses.items()
+            if key in self.input_requests and isinstance(value, dict)
+        }
+        if not taken or self.terminal:
+            return False
+        for key in taken:
+            del self.input_requests[key]
+        self.input_responses.update(taken)
+        if not self.input_requests:
+            self.status = "working"
+        self.touch()
+        return True
+
+    def touch(self) -> None:
+        self.updated_at = time.time()
+
+    def task(self) -> dict[str, Any]:
+        """The ``Task`` fields (what ``CreateTaskResult`` carries)."""
+        wire: dict[str, Any] = {
+            "taskId": self.task_id,
+            "status": self.status,
+            "createdAt": _iso(self.created_at),
+            "lastUpdatedAt": _iso(self.updated_at),
+            "ttlMs": self.ttl_ms,
+            "pollIntervalMs": self.poll_interval_ms,
+        }
+        if self.status_message is not None:
+            wire["statusMessage"] = self.status_message
+        return wire
+
+    def detailed(self) -> dict[str, Any]:
+        """The ``DetailedTask`` (``tasks/get``, ``notifications/tasks``)."""
+        wire = self.task()
+        if self.status == "completed":
+            wire["result"] = self.result
+        elif self.status == "failed":
+            wire["error"] = self.error
+        elif self.status == "input_required":
+            wire["inputRequests"] = dict(self.input_requests)
+        return wire
+
+
+class TaskStore(Protocol):
+    """Where task records live (in memory here; Redis-backed stores implement the same)."""
+
+    async def create(self, record: TaskRecord) -> None:
+        """Keep a new record; readable by :meth:`get` when this returns."""
+
+    async def get(self, task_id: str, owner: str | None) -> TaskRecord | None:
+        """The record, or ``None`` when unknown, expired, or another owner's."""
+
+    async def save(self, record: TaskRecord) -> None:
+        """Keep a changed record and tell the watchers."""
+
+    def watch(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` with every saved (or expired) record; returns the undo."""
+
+
+class MemoryTaskStore:
+    """Task records in a dict of this process; expired ones are dropped when met and on
+    every :meth:`create`."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, TaskRecord] = {}
+        self._listeners: list[Listener] = []
+
+    async def create(self, record: TaskRecord) -> None:
+        self._sweep()
+        self._records[record.task_id] = record
+        self._tell(record)
+
+    async def get(self, task_id: str, owner: str | None) -> TaskRecord | None:
+        record = self._records.get(task_id)
+        if record is None or record.owner != owner:
+            return None
+        if record.expired(time.time()):
+            self._drop(record)
+            return None
+        return record
+
+    async def save(self, record: TaskRecord) -> None:
+        if record.task_id in self._records:
+            self._tell(record)
+
+    def watch(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def unwatch() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unwatch
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def _sweep(self) -> None:
+        now = time.time()
+        for record in [r for r in self._records.values() if r.expired(now)]:
+            self._drop(record)
+
+    def _drop(self, record: TaskRecord) -> None:
+        del self._records[record.task_id]
+        record.settle("failed", error={"code": -32602, "message": "Task has expired"})
+        self._tell(record)
+
+    def _tell(self, record: TaskRecord) -> None:
+        for listener in list(self._listeners):
+            listener(record)
