@@ -19,8 +19,17 @@ import pytest
 from pydantic_core import to_jsonable_python
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PAGES = ("resources.md", "prompts.md", "context.md", "middleware.md", "access.md", "http.md")
-CHECKED = {"http.md": (6, 2)}  # (Python blocks, json outputs) at least; else (5, 4)
+PAGES = (
+    "resources.md",
+    "prompts.md",
+    "context.md",
+    "middleware.md",
+    "access.md",
+    "http.md",
+    "tasks.md",
+    "extensions.md",
+)
+CHECKED = {"http.md": (6, 2), "extensions.md": (2, 2)}  # at least (Python, json); else (5, 4)
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 
@@ -47,6 +56,7 @@ def test_examples(page: str, monkeypatch: pytest.MonkeyPatch) -> None:
     module = types.ModuleType(f"docs_{page.removesuffix('.md')}_examples")
     monkeypatch.setitem(sys.modules, module.__name__, module)
     monkeypatch.delenv("MCPKIT_STATE_KEY", raising=False)
+    monkeypatch.chdir(DOCS.parent)  # pages name files from the repository's root
     namespace = module.__dict__
     pending: tuple[Any, str] | None = None
     checked = 0
