@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 from features_support import HANDSHAKE, rpc_error, run, settle
+from http_support import META
 from tasks_support import DECLARING, REQUIRED, STATELESS, TASKS, created_shape, make_app
 
-from mcpkit import App, ServerOptions
+from mcpkit import App, Context, ProtocolError, ServerOptions
 from mcpkit.testing import Client, RPCError
 
 INFO = {"io.modelcontextprotocol/serverInfo": {"name": "tasks", "version": "1"}}
@@ -289,7 +290,7 @@ def test_a_timeout_completes_the_task_with_the_timeouts_error_result() -> None:
 
 
 def test_continue_as_task_in_a_tool_that_never_runs_as_a_task_is_a_definition_error() -> None:
-    from mcpkit import Context, DefinitionError
+    from mcpkit import DefinitionError
 
     app = App("bad", "1")
 
@@ -322,3 +323,45 @@ def test_a_result_json_cannot_carry_completes_the_task_as_the_call_would_answer(
     expected = {k: v for k, v in inline.items() if k not in ("resultType", "_meta")}
     assert result == expected
     assert result["isError"] is True
+
+
+def test_an_error_whose_data_json_cannot_carry_fails_the_task_without_its_data() -> None:
+    """A ProtocolError with NaN in its data fails the task with the code and message only, as
+    the same error answering a request would; ``tasks/get`` keeps working."""
+    app = App("nan-error", "1")
+
+    @app.tool(task="optional")
+    def refuses() -> str:
+        """Raises an error with data JSON cannot carry."""
+        raise ProtocolError("Not now", {"retry": float("nan")}, code=-32001)
+
+    with client(app) as c:
+        params = {"name": "refuses", "arguments": {}, "_meta": META}
+        inline = c.send({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+        created = c.call_tool("refuses", {}, task=True)
+        with pytest.raises(RPCError) as failed:
+            c.wait_task(created["taskId"])
+        task = c.get_task(created["taskId"])
+    assert inline["error"] == {"code": -32001, "message": "Not now"}
+    assert failed.value.error == {"code": -32001, "message": "Not now"}
+    assert (task["status"], task["error"]) == ("failed", inline["error"])
+
+
+def test_a_question_json_cannot_carry_is_the_tools_failure_not_a_broken_task() -> None:
+    """As a request to the client that JSON cannot carry raises to the tool that sent it, a
+    task's question does: the task completes with the masked failure; ``tasks/get`` works."""
+    app = App("nan-question", "1")
+
+    @app.tool(task="optional")
+    async def asks(ctx: Context) -> str:
+        """Asks the model with a temperature JSON cannot carry."""
+        await ctx.sample("hi", max_tokens=5, temperature=float("nan"))
+        return "answered"
+
+    with client(app) as c:
+        created = c.call_tool("asks", {}, task=True)
+        result = c.wait_task(created["taskId"])
+    assert result.is_error
+    assert re.fullmatch(
+        r"Tool 'asks' failed with an internal error \(reference [0-9a-f]{8}\)\.", result.text
+    )

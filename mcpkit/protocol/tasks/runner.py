@@ -13,7 +13,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from mcpkit.exceptions import InternalError, ProtocolError
+from mcpkit.exceptions import InternalError, ProtocolError, Unencodable
+from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.methods.failures import protocol_error_in
 from mcpkit.protocol.tasks.store import MemoryTaskStore, TaskRecord, TaskStore
 
@@ -32,7 +33,10 @@ class TaskHandle:
         self.record = record
 
     async def ask(self, method: str, params: dict[str, Any], key: str | None) -> dict[str, Any]:
-        """Park the task in ``input_required`` with this request; resume with its answer."""
+        """Park the task in ``input_required`` with this request; resume with its answer. A
+        request JSON cannot carry raises :class:`Unencodable` here, to the tool that asked (as
+        a request to the client does in the handshake era), never into the task's record."""
+        jsonrpc.encode(params)
         record = self.record
         key = record.ask(key, method, params)
         await self.tasks.store.save(record)
@@ -95,7 +99,7 @@ class Tasks:
             if error is None:
                 logger.error("task %s failed", record.task_id, exc_info=exc)
                 error = InternalError()
-            settled = record.settle("failed", error=error.to_error())
+            settled = record.settle("failed", error=_carried(error.to_error(), record))
             if settled:
                 record.status_message = error.message
         if settled:
@@ -128,3 +132,14 @@ class Tasks:
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
+
+
+def _carried(error: dict[str, Any], record: TaskRecord) -> dict[str, Any]:
+    """The task's error as JSON can carry it: without its data when the data cannot be (as
+    the same error answering a request is), so ``tasks/get`` keeps answering."""
+    try:
+        jsonrpc.encode(error)
+    except Unencodable as exc:
+        logger.warning("task %s: its error lost its data: %s", record.task_id, exc)
+        return {"code": error["code"], "message": error["message"]}
+    return error
