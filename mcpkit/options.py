@@ -33,7 +33,8 @@ class ServerOptions:
     ``tool_timeout`` (seconds) is the timeout of every tool that does not set its own.
     ``extensions`` maps extension ids (``"com.example/thing"``) to the settings the server
     declares for them in ``capabilities.extensions``. ``task_ttl_ms`` (``None``: unlimited)
-    and ``task_poll_interval_ms`` are the defaults of tools that run as tasks.
+    and ``task_poll_interval_ms`` are the defaults of tools that run as tasks; at most
+    ``max_tasks`` tasks run at once (a call that would start one more is refused).
     """
 
     mask_errors: bool = True
@@ -49,6 +50,7 @@ class ServerOptions:
     extensions: Mapping[str, dict[str, Any]] | None = None
     task_ttl_ms: int | None = 3_600_000
     task_poll_interval_ms: int = 1_000
+    max_tasks: int = 1_000
 
     def __post_init__(self) -> None:
         timeout = self.tool_timeout
@@ -63,7 +65,7 @@ class ServerOptions:
             raise ValueError(f"page_size must be an integer of at least 1, not {self.page_size!r}")
         if not _is_int(self.ttl_ms) or self.ttl_ms < 0:
             raise ValueError(f"ttl_ms must be an integer of at least 0, not {self.ttl_ms!r}")
-        for key in ("task_ttl_ms", "task_poll_interval_ms"):
+        for key in ("task_ttl_ms", "task_poll_interval_ms", "max_tasks"):
             value = getattr(self, key)
             if (value is not None or key != "task_ttl_ms") and (not _is_int(value) or value < 1):
                 raise ValueError(f"{key} must be a positive integer, not {value!r}")

@@ -365,3 +365,46 @@ def test_a_question_json_cannot_carry_is_the_tools_failure_not_a_broken_task() -
     assert re.fullmatch(
         r"Tool 'asks' failed with an internal error \(reference [0-9a-f]{8}\)\.", result.text
     )
+
+
+def test_tasks_beyond_max_tasks_are_refused_until_one_ends() -> None:
+    """Background work is bounded: past ``max_tasks`` running tasks a call that would start
+    one is refused (nothing runs), and it is accepted again once one ends."""
+    app = App("bounded", "1", options=ServerOptions(max_tasks=2))
+    release = asyncio.Event()
+    started: list[int] = []
+
+    @app.tool(task="optional")
+    async def hold(n: int) -> int:
+        """Waits for the test."""
+        started.append(n)
+        await release.wait()
+        return n
+
+    async def scenario() -> tuple[list[str], Any, Any]:
+        async with Client(app, protocol_version=STATELESS) as c:
+            first = await c.call_tool("hold", {"n": 1}, task=True)
+            await c.call_tool("hold", {"n": 2}, task=True)
+            refused = await rpc_error(c.call_tool("hold", {"n": 3}, task=True))
+            await c.cancel_task(first["taskId"])
+            third = await c.call_tool("hold", {"n": 4}, task=True)
+            release.set()
+            done = await c.wait_task(third["taskId"])
+            await settle()
+            return [str(n) for n in started], refused, done.data
+
+    names, refused, done = run(scenario)
+    assert (refused.code, refused.message, refused.data) == (
+        -32000,
+        "Too many tasks running (at most 2); try again when one has finished",
+        {"maxTasks": 2},
+    )
+    assert "3" not in names  # the refused call never ran
+    assert "4" in names
+    assert done == 4
+
+
+def test_max_tasks_must_be_a_positive_integer() -> None:
+    for wrong in (0, -1, 1.5, True, None):
+        with pytest.raises(ValueError, match="max_tasks must be a positive integer"):
+            ServerOptions(max_tasks=wrong)  # type: ignore[arg-type]

@@ -34,11 +34,11 @@ from mcpkit.exceptions import (
     MethodNotFound,
     ProtocolError,
     ResourceNotFound,
-    Unencodable,
 )
 from mcpkit.middleware import Transport
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.access import step_up
+from mcpkit.protocol.answers import encoded_answer, internal
 from mcpkit.protocol.connection import Connection, discard
 from mcpkit.protocol.envelope import stateless_result
 from mcpkit.protocol.headers import Headers
@@ -101,7 +101,8 @@ class Server:
         self.workers = Workers()
         self.streams: set[asyncio.Queue[Any]] = set()  # open subscriptions/listen streams
         signer = StateSigner(state_key(app.options.state_key))
-        self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities, Tasks())
+        tasks = Tasks(limit=app.options.max_tasks)
+        self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks)
         self.read_uri = functools.partial(read_uri, self.runtime)
         self.step_up = functools.partial(step_up, app)  # (incoming) -> scopes to challenge for
         self.state: Any = None
@@ -339,38 +340,12 @@ class Session(Connection):
                 return None  # cancelled by the client: no response at all
             if cancelled_for_real(exc):
                 raise
-            error = protocol_error_in(exc) or _internal(request.method, exc)
+            error = protocol_error_in(exc) or internal(request.method, exc)
             response = jsonrpc.error_response(request.id, error)
         finally:
             self._running.pop(request.id, None)
             self._cancelled.discard(request.id)
-        return self._encoded(request, response)
-
-    def _encoded(self, request: Request, response: dict[str, Any]) -> dict[str, Any]:
-        """The response, encoded here, where a failure can still answer this id."""
-        try:
-            return jsonrpc.encoded(response)
-        except Unencodable as exc:
-            replacement = self._instead(request, response, exc)
-        with contextlib.suppress(Unencodable):  # e.g. the App's serverInfo in a stateless _meta
-            return jsonrpc.encoded(replacement)
-        return jsonrpc.encoded(jsonrpc.error_response(request.id, InternalError()))
-
-    def _instead(self, request: Request, response: dict[str, Any], exc: Unencodable) -> Any:
-        """What answers in place of a response JSON cannot carry: an error without its data; the
-        result its method makes of the fault (a tool's ``isError`` result); else ``-32603``."""
-        method = HANDLERS.get(request.method)
-        if "error" in response:
-            logger.warning("the error answering %r lost its data: %s", request.method, exc)
-            error = response["error"]
-            return {**response, "error": {"code": error["code"], "message": error["message"]}}
-        if method is None or method.unencodable is None:
-            return jsonrpc.error_response(request.id, _internal(request.method, exc))
-        params = request.params if isinstance(request.params, dict) else {}
-        result = method.unencodable(self.server.runtime, params, exc)
-        if is_stateless(request.method, params):
-            result = stateless_result(result, request.method, method, self.server.app)
-        return jsonrpc.result_response(request.id, result)
+        return encoded_answer(self.server.runtime, request, response)
 
     async def _stateless(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
         ctx = stateless_context(
@@ -443,8 +418,3 @@ class Session(Connection):
             self.initialized = True
         elif note.method == CANCELLED:
             self.cancel(params.get("requestId"))
-
-
-def _internal(method: str, exc: BaseException) -> InternalError:
-    logger.error("internal error answering %r", method, exc_info=exc)
-    return InternalError()

@@ -56,14 +56,23 @@ class TaskHandle:
 class Tasks:
     """The server's tasks: their store and the coroutines running them."""
 
-    def __init__(self, store: TaskStore | None = None) -> None:
+    def __init__(self, store: TaskStore | None = None, *, limit: int = 1_000) -> None:
         self.store: TaskStore = store if store is not None else MemoryTaskStore()
+        self.limit = limit  # tasks running at once (``ServerOptions.max_tasks``)
+        self._live: set[str] = set()  # tasks whose work runs and that have not settled
         self._running: dict[str, asyncio.Task[Any]] = {}
         self._wakers: dict[str, asyncio.Event] = {}
         self.store.watch(self._saved)  # for the server's life (a stopped server may restart)
 
     async def create(self, owner: str | None, ttl_ms: int | None, poll_ms: int) -> TaskHandle:
-        """A new task record, readable by ``tasks/get`` when this returns."""
+        """A new task record, readable by ``tasks/get`` when this returns; refused (``-32000``)
+        while ``limit`` tasks run."""
+        if len(self._live) >= self.limit:
+            raise ProtocolError(
+                f"Too many tasks running (at most {self.limit}); try again when one has finished",
+                {"maxTasks": self.limit},
+                code=-32000,
+            )
         record = TaskRecord(owner, ttl_ms, poll_ms)
         await self.store.create(record)
         return TaskHandle(self, record)
@@ -76,7 +85,8 @@ class Tasks:
         """``running`` is the task's work from now on (cancelled with the task)."""
         task_id = handle.record.task_id
         self._running[task_id] = running
-        running.add_done_callback(lambda _: self._running.pop(task_id, None))
+        self._live.add(task_id)
+        running.add_done_callback(lambda _: self._ended(task_id))
 
     async def drive(
         self, handle: TaskHandle, run: Callable[[], Awaitable[dict[str, Any]]]
@@ -116,11 +126,16 @@ class Tasks:
         await waker.wait()
         waker.clear()
 
+    def _ended(self, task_id: str) -> None:
+        self._running.pop(task_id, None)
+        self._live.discard(task_id)
+
     def _saved(self, record: TaskRecord) -> None:
         waker = self._wakers.get(record.task_id)
         if waker is not None:
             waker.set()
         if record.terminal:
+            self._live.discard(record.task_id)  # settled: no longer counts (may still unwind)
             self._wakers.pop(record.task_id, None)
             running = self._running.get(record.task_id)
             if running is not None and running is not asyncio.current_task():
