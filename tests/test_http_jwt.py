@@ -237,6 +237,7 @@ REFUSED: list[tuple[str, Callable[[], str], str]] = [
     ("bad-base64-signature", lambda: replace_segment(token(), 2, "@@@@"), "Invalid crypto"),
     ("header-not-json", lambda: b64(b"{nope") + "." + b64(b"{}") + ".c2ln", "Invalid header"),
     ("header-not-an-object", lambda: segments([1, 2]) + ".c2ln", "Invalid header"),
+    ("header-nested-too-deep", lambda: segments(b"[" * 5000) + ".c2ln", "Invalid header"),
     ("kid-not-a-string", lambda: segments({"alg": "RS256", "kid": 5}) + ".c2ln", "Key ID"),
     ("payload-not-json", lambda: signed_payload(b"{nope"), "Invalid payload"),
     ("payload-not-an-object", lambda: signed_payload(b"[1]"), "Invalid payload"),

@@ -137,7 +137,9 @@ def _routing(token: str) -> tuple[Any, str | None]:
             raise ValueError("not base64url")
         segment = segment.rstrip("=")
         header = json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
-    except ValueError as error:  # binascii.Error, JSONDecodeError, UnicodeDecodeError
+    # binascii.Error, JSONDecodeError, UnicodeDecodeError; absurdly nested JSON (a client's
+    # few kilobytes of "[" must be a 401 like any bad token, not a 500 and a traceback)
+    except (ValueError, RecursionError) as error:
         raise jwt.DecodeError(f"Invalid header: {error}") from None
     if not isinstance(header, dict):
         raise jwt.DecodeError("Invalid header: not a JSON object")
