@@ -235,3 +235,42 @@ def test_required_scopes_read_the_scp_claim_and_a_scope_attribute() -> None:
             for token in tokens
         }
     assert statuses == {"scp": 200, "attr": 200, "none": 403}
+
+
+BETA = "com.example/beta"
+
+
+def test_challenge_mode_asks_visible_with_the_facts_the_call_is_served_with() -> None:
+    """The step-up decision asks ``visible`` with the request's own client capabilities, as
+    the core does: a tool the caller sees listed is challenged, and one its ``visible`` hides
+    from this client is answered as unknown (a challenge would tell the caller it exists)."""
+    app = build(on_missing_scope="challenge")
+
+    @app.tool(scopes=["notes:write"], visible=lambda ctx: ctx.client_supports(BETA))
+    def beta_only() -> str:
+        return "beta"
+
+    @app.tool(scopes=["notes:write"], visible=lambda ctx: not ctx.client_supports(BETA))
+    def stable_only() -> str:
+        return "stable"
+
+    meta = {**META, "io.modelcontextprotocol/clientCapabilities": {"extensions": {BETA: {}}}}
+
+    def beta_client(method: str, params: dict[str, Any]) -> Reply:
+        body = {"jsonrpc": "2.0", "id": 3, "method": method, "params": {**params, "_meta": meta}}
+        return post(served, body, bearer("bob", **modern_headers(method, params.get("name"))))
+
+    with in_process(app.asgi(auth=auth(), json_response=True)) as served:
+        listed = beta_client("tools/list", {}).json["result"]["tools"]
+        assert [tool["name"] for tool in listed] == ["echo", "write_note", "beta_only"]
+        challenged = beta_client("tools/call", {"name": "beta_only"})
+        assert (challenged.status, challenged.headers["www-authenticate"]) == (403, STEP_UP)
+        hidden = beta_client("tools/call", {"name": "stable_only"})
+        assert (hidden.status, hidden.json) == (
+            200,
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "error": {"code": -32602, "message": "Unknown tool: stable_only"},
+            },
+        )

@@ -177,6 +177,19 @@ def test_public_key_mode_needs_no_key_set() -> None:
         assert_refused(call(served, hs256_with_the_public_key()))
 
 
+def test_made_up_key_ids_do_not_grow_a_public_key_verifier() -> None:
+    """An unauthenticated client choosing a fresh ``kid`` per token (a public key verifies
+    every token whatever its kid) must not make the verifier keep one more thing per token."""
+    verify = JWTVerifier(issuer=ISSUER, audience=AUDIENCE, public_key=RSA_PEM.decode())
+    forged = [segments({"alg": "RS256", "kid": f"kid-{n}"}) + ".c2ln" for n in range(50)]
+    valid = [token(kid=f"real-{n}") for n in range(50)]
+    refused = [asyncio.run(verify(bearer)) for bearer in forged]
+    accepted = [asyncio.run(verify(bearer)) for bearer in valid]
+    assert refused == [None] * 50
+    assert [subject(principal) for principal in accepted] == ["ada"] * 50
+    assert len(verify._prepared) == 1  # one key, one algorithm: one prepared key
+
+
 def test_audience_may_list_several_resources(keys: KeyServer, clock: Clock) -> None:
     verify = verifier(keys, clock, audience=["https://other.example.com", AUDIENCE])
     with in_process(HttpApp(app, auth=BearerAuth(verify))) as served:
@@ -224,6 +237,7 @@ REFUSED: list[tuple[str, Callable[[], str], str]] = [
     ("bad-base64-signature", lambda: replace_segment(token(), 2, "@@@@"), "Invalid crypto"),
     ("header-not-json", lambda: b64(b"{nope") + "." + b64(b"{}") + ".c2ln", "Invalid header"),
     ("header-not-an-object", lambda: segments([1, 2]) + ".c2ln", "Invalid header"),
+    ("header-nested-too-deep", lambda: segments(b"[" * 5000) + ".c2ln", "Invalid header"),
     ("kid-not-a-string", lambda: segments({"alg": "RS256", "kid": 5}) + ".c2ln", "Key ID"),
     ("payload-not-json", lambda: signed_payload(b"{nope"), "Invalid payload"),
     ("payload-not-an-object", lambda: signed_payload(b"[1]"), "Invalid payload"),

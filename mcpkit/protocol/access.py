@@ -28,8 +28,7 @@ from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.connection import discard
 from mcpkit.protocol.incoming import Incoming
 from mcpkit.protocol.jsonrpc import Request
-from mcpkit.protocol.request import RequestContext, checked_meta
-from mcpkit.protocol.versions import HTTP_DEFAULT_VERSION, META_VERSION
+from mcpkit.protocol.request import RequestContext, handshake_context, stateless_context
 
 __all__ = ["hidden_uri", "listed", "scopes_of", "step_up", "usable"]
 
@@ -61,19 +60,21 @@ def listed(items: list[Any], ctx: RequestContext, app: App) -> list[Any]:
     return [item for item in items if _shown(item, ctx, app) and (challenge or _holds(item, held))]
 
 
-def step_up(app: App, incoming: Incoming) -> tuple[str, ...] | None:
+def step_up(app: App, incoming: Incoming, session: Any) -> tuple[str, ...] | None:
     """For a transport that can challenge (HTTP, inside ``Server.acting_for``): the scopes a
     step-up challenge names, when ``incoming`` is a single call (``tools/call``,
     ``resources/read``, ``prompts/get``, or ``completion/complete`` of a prompt's or template's
     argument) to a definition its caller sees listed but lacks scopes for (the scopes it holds
-    plus those it needs, sorted); else ``None``, and the request is answered as usual."""
+    plus those it needs, sorted); else ``None``, and the request is answered as usual.
+    ``session`` is the :class:`~mcpkit.protocol.server.Session` that will answer it: ``visible``
+    predicates are asked with the facts the call is then served with."""
     if app.options.on_missing_scope != "challenge" or not app.switches.guarded:
         return None
     message = _request(incoming.message)
     if message is None or not isinstance(message.params, dict):
         return None
     try:
-        ctx = _admission_context(incoming, message)
+        ctx = _admission_context(incoming, message, session)
     except ProtocolError:  # a bad _meta: the core answers it
         return None
     if not _challenges(ctx, app):
@@ -124,24 +125,23 @@ def _targets(app: App, method: str, params: dict[str, Any]) -> list[Any]:
     return [definition for definition in found if definition is not None]
 
 
-def _admission_context(incoming: Incoming, message: Request) -> RequestContext:
-    """A context for ``visible`` predicates before the request runs (it carries the caller,
-    the version and ``_meta``; nothing else is known yet)."""
-    meta = message.params.get("_meta") if isinstance(message.params, dict) else None
-    version = incoming.version or HTTP_DEFAULT_VERSION
+def _admission_context(incoming: Incoming, message: Request, session: Any) -> RequestContext:
+    """The context the session will serve ``message`` with (built as the core builds it, so
+    ``visible`` sees the same client capabilities, version, ``_meta`` and session), before it
+    runs; a bad ``_meta`` raises the ``ProtocolError`` the core answers."""
+    server = session.server
     if incoming.stateless:
-        meta = checked_meta(meta)
-        version = meta[META_VERSION]
-    return RequestContext(
-        request_id=message.id,
-        protocol_version=version,
-        client_capabilities={},
-        client_info=None,
-        stateless=incoming.stateless,
-        send=discard,
-        meta=meta if isinstance(meta, dict) else None,
-        transport="http",
-    )
+        meta = message.params.get("_meta") if isinstance(message.params, dict) else None
+        return stateless_context(
+            message.id,
+            meta,
+            send=discard,
+            state=server.state,
+            reader=server.read_uri,
+            transport=session.transport,
+        )
+    params = message.params if isinstance(message.params, dict) else {}
+    return handshake_context(session, message.id, params, send=discard, reader=server.read_uri)
 
 
 def _challenges(ctx: RequestContext, app: App) -> bool:

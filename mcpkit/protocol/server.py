@@ -104,7 +104,7 @@ class Server:
         tasks = Tasks(limit=app.options.max_tasks)
         self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks)
         self.read_uri = functools.partial(read_uri, self.runtime)
-        self.step_up = functools.partial(step_up, app)  # (incoming) -> scopes to challenge for
+        self.step_up = functools.partial(step_up, app)  # (incoming, session) -> scopes to challenge
         self.state: Any = None
         self._capabilities: dict[bool, dict[str, Any]] = {}
         self._generation = 0  # bumped by every change that may alter the capabilities

@@ -111,14 +111,17 @@ class JWTVerifier:
 
     def _key(self, kid: str | None, alg: str, jwk: JWK) -> jwt.PyJWK:
         """``jwk`` bound to ``alg`` (its own ``alg``, if it names one, must agree), built once
-        per key and algorithm: a key of another type for ``alg`` raises ``InvalidKeyError``."""
-        cached = self._prepared.get((kid, alg))
+        per key and algorithm: a key of another type for ``alg`` raises ``InvalidKeyError``.
+        Cached under the key's own ``kid``, never the token's: a single ``public_key``
+        verifies any kid a client makes up, so the cache stays one entry per key."""
+        slot = (jwk.get("kid"), alg)
+        cached = self._prepared.get(slot)
         if cached is not None and cached[0] is jwk:
             return cached[1]
         if jwk.get("alg", alg) != alg:
             raise jwt.InvalidKeyError(f"key {kid!r} is for {jwk['alg']!r}, not {alg!r}")
         key = jwt.PyJWK(jwk, alg)
-        self._prepared[kid, alg] = (jwk, key)
+        self._prepared[slot] = (jwk, key)
         return key
 
 
@@ -134,7 +137,9 @@ def _routing(token: str) -> tuple[Any, str | None]:
             raise ValueError("not base64url")
         segment = segment.rstrip("=")
         header = json.loads(base64.urlsafe_b64decode(segment + "=" * (-len(segment) % 4)))
-    except ValueError as error:  # binascii.Error, JSONDecodeError, UnicodeDecodeError
+    # binascii.Error, JSONDecodeError, UnicodeDecodeError; absurdly nested JSON (a client's
+    # few kilobytes of "[" must be a 401 like any bad token, not a 500 and a traceback)
+    except (ValueError, RecursionError) as error:
         raise jwt.DecodeError(f"Invalid header: {error}") from None
     if not isinstance(header, dict):
         raise jwt.DecodeError("Invalid header: not a JSON object")

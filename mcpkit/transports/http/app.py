@@ -249,7 +249,7 @@ class HttpApp:
         live: HttpSession | None = None,
     ) -> None:
         if self.auth is not None:  # a call the caller may see but lacks scopes for: step up
-            scopes = self.server.step_up(incoming)
+            scopes = self.server.step_up(incoming, session)
             if scopes is not None:
                 raise insufficient_scope(self.auth, http, self.path, scopes, incoming.request_id)
         out = Responder(
