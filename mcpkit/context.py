@@ -29,6 +29,7 @@ from mcpkit.types import RequestId
 __all__ = ["LOG_LEVELS", "Context", "ContextBackend", "ElicitResult", "RequestHeaders"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
+_SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "x-api-key"})
 
 
 @frozen
@@ -51,7 +52,9 @@ class RequestHeaders(Mapping[str, str]):
     """An HTTP request's headers, read-only; names are case-insensitive.
 
     ``headers["x-tenant"]`` is the header's value (several lines of one header are joined
-    with ``", "``, as HTTP allows); :meth:`get_all` gives each line.
+    with ``", "``, as HTTP allows); :meth:`get_all` gives each line. Its ``repr`` (what a log
+    line shows) masks credentials (``Authorization``, ``Cookie``, ...); never pass a client's
+    token on to another service (MCP forbids token passthrough).
     """
 
     __slots__ = ("_raw",)
@@ -75,8 +78,9 @@ class RequestHeaders(Mapping[str, str]):
         """Every value the header came with, in order (``[]`` when it is absent)."""
         return list(self._raw.get(name.lower(), ()))
 
-    def __repr__(self) -> str:
-        return f"RequestHeaders({dict(self.items())!r})"
+    def __repr__(self) -> str:  # what a log line shows: never a credential
+        shown = {name: "***" if name in _SECRET_HEADERS else value for name, value in self.items()}
+        return f"RequestHeaders({shown!r})"
 
 
 class ContextBackend(Protocol):

@@ -706,3 +706,28 @@ def test_middleware_answers_alike_over_http() -> None:
             assert reply.status == 200, reply.body
             answers.append(reply.json)
     assert gated_summary(answers) == GATED_EXPECTED
+
+
+def test_logging_the_headers_never_writes_credentials() -> None:
+    """``repr``/``str`` of ``ctx.headers`` (what a log line of them shows) masks the values of
+    credential headers; reading one by name still gives it."""
+    seen: list[tuple[str, str]] = []
+
+    async def logs_headers(call: Call, call_next: CallNext) -> dict[str, Any]:
+        headers = call.context.headers
+        assert headers is not None
+        seen.append((repr(headers), headers["authorization"]))
+        return await call_next(call)
+
+    async def scenario() -> None:
+        headers = {"Authorization": "Bearer s3cret", "Cookie": "id=s3cret", "X-Tenant": "acme"}
+        async with client(make_app(logs_headers), STATELESS, headers=headers) as c:
+            await c.list_tools()
+
+    run(scenario)
+    shown, read = seen[-1]
+    assert "s3cret" not in shown
+    assert shown == (
+        "RequestHeaders({'authorization': '***', 'cookie': '***', 'x-tenant': 'acme'})"
+    )
+    assert read == "Bearer s3cret"
