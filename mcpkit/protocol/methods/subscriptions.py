@@ -47,9 +47,9 @@ async def _listen(runtime: Runtime, ctx: RequestContext, params: dict[str, Any])
     def on_task(record: TaskRecord) -> None:
         if task_ids and record.task_id in task_ids:
             params = {"_meta": tag, **record.detailed()}
-            loop.call_soon_threadsafe(
-                outbox.put_nowait, notification("notifications/tasks", params)
-            )
+            message = notification("notifications/tasks", params)
+            with contextlib.suppress(RuntimeError):  # the loop is gone: so is the stream
+                loop.call_soon_threadsafe(outbox.put_nowait, message)
 
     # Listen before acknowledging: a change right after the ack must not slip through.
     unsubscribe_app = runtime.app.subscribe(on_change)
