@@ -273,6 +273,18 @@ def test_encryption_keys_in_the_set_are_ignored(keys: KeyServer, server: InProce
     assert_refused(call(server, token()))
 
 
+def test_keys_with_a_kid_that_is_not_a_string_are_ignored(
+    keys: KeyServer, server: InProcess
+) -> None:
+    """A misconfigured set (a ``kid`` that is a list or an object) costs those keys only: the
+    set's other keys still verify, and nothing answers 500."""
+    bad = {**rsa_jwk("x", OTHER_RSA_KEY), "kid": ["rsa-1"]}
+    keys.keys = [bad, {**rsa_jwk("y", OTHER_RSA_KEY), "kid": {"a": 1}}, rsa_jwk("rsa-1")]
+    reply = call(server, token())
+    assert reply.status == 200, reply.body
+    assert reply.json == answer("ada")
+
+
 # ---------------------------------------------------------------------------- the key set
 
 

@@ -77,7 +77,9 @@ def download(url: str, timeout: float) -> dict[str | None, JWK]:
     return {
         key.get("kid"): key
         for key in keys
-        if isinstance(key, dict) and key.get("use", "sig") == "sig"
+        if isinstance(key, dict)
+        and key.get("use", "sig") == "sig"
+        and isinstance(key.get("kid"), (str, type(None)))  # a kid is a string (RFC 7517)
     }
 
 
