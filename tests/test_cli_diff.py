@@ -265,3 +265,55 @@ def test_cli_bad_files(tmp_path: Path, content: str | None, fragment: str) -> No
         path.write_text(content, encoding="utf-8")
     good = _write(tmp_path / "new.json", snapshot([]))
     assert_usage_error(mcpkit("diff", str(path), good), "diff", fragment, str(path))
+
+
+def _with_access(declared: dict[str, Any] | None) -> dict[str, Any]:
+    tool = {"name": "purge", "inputSchema": {"type": "object", "properties": {}}}
+    snapshot: dict[str, Any] = {"tools/list": [tool]}
+    if declared is not None:
+        snapshot["access"] = {"tools/list": {"purge": declared}}
+    return snapshot
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            None,
+            {"scopes": ["admin"]},
+            [
+                Change(
+                    True,
+                    "tool 'purge'",
+                    "now requires the scopes admin: callers without them lose it",
+                )
+            ],
+        ),
+        (
+            {"scopes": ["admin", "notes:write"]},
+            {"scopes": ["admin"]},
+            [Change(False, "tool 'purge'", "no longer requires the scopes notes:write")],
+        ),
+        (
+            None,
+            {"visible": True},
+            [Change(True, "tool 'purge'", "now visible per caller: some callers lose it")],
+        ),
+        (
+            {"visible": True},
+            None,
+            [Change(False, "tool 'purge'", "no longer visible per caller only")],
+        ),
+        (
+            {"tags": ["a"]},
+            {"tags": ["a", "b"]},
+            [Change(False, "tool 'purge'", "tags changed from a to a, b")],
+        ),
+        ({"scopes": ["admin"]}, {"scopes": ["admin"]}, []),
+    ],
+    ids=["scope-added", "scope-removed", "visible-added", "visible-removed", "tags", "same"],
+)
+def test_access_rules(
+    old: dict[str, Any] | None, new: dict[str, Any] | None, expected: list[Change]
+) -> None:
+    assert compare(_with_access(old), _with_access(new)) == expected

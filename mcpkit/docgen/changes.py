@@ -17,6 +17,8 @@ description changed        compatible                   compatible
 =========================  ===========================  ===========================
 
 A tool, resource, template or prompt removed (or renamed) is breaking; one added is compatible.
+Declared access (the snapshot's ``access``): a scope required or ``visible`` added is breaking
+(callers without them lose the definition); one dropped, and a change of tags, compatible.
 """
 
 from __future__ import annotations
@@ -71,7 +73,38 @@ def compare(old: dict[str, Any], new: dict[str, Any]) -> list[Change]:
     changes: list[Change] = []
     for key, kind, ident in _LISTS:
         changes += _lists(old.get(key) or [], new.get(key) or [], kind, ident)
+        access = (_declared(old, key), _declared(new, key))
+        kept = {str(i.get(ident)) for i in new.get(key) or [] if isinstance(i, dict)}
+        for name in (n for n in _names(old.get(key), ident) if n in kept):
+            found = _access(access[0].get(name) or {}, access[1].get(name) or {})
+            changes += [Change(breaking, f"{kind} {name!r}", detail) for breaking, detail in found]
     return changes
+
+
+def _declared(snapshot: dict[str, Any], key: str) -> dict[str, Any]:
+    declared = (snapshot.get("access") or {}).get(key)
+    return declared if isinstance(declared, dict) else {}
+
+
+def _names(items: Any, ident: str) -> list[str]:
+    return [str(i.get(ident)) for i in items or [] if isinstance(i, dict)]
+
+
+def _access(old: dict[str, Any], new: dict[str, Any]) -> Found:
+    before, after = set(old.get("scopes") or ()), set(new.get("scopes") or ())
+    if after - before:
+        added = ", ".join(sorted(after - before))
+        yield True, f"now requires the scopes {added}: callers without them lose it"
+    if before - after:
+        yield False, f"no longer requires the scopes {', '.join(sorted(before - after))}"
+    if bool(old.get("visible")) != bool(new.get("visible")):
+        if new.get("visible"):
+            yield True, "now visible per caller: some callers lose it"
+        else:
+            yield False, "no longer visible per caller only"
+    if sorted(old.get("tags") or ()) != sorted(new.get("tags") or ()):
+        shown = [", ".join(sorted(d.get("tags") or ())) or "none" for d in (old, new)]
+        yield False, f"tags changed from {shown[0]} to {shown[1]}"
 
 
 def _lists(old: list[Any], new: list[Any], kind: str, ident: str) -> list[Change]:
