@@ -7,10 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import anyio
+import httpx2
 import pytest
 from asgi_support import InProcess, in_process
-from http_support import META, Reply, initialize, modern_headers, post
+from http_support import META, Reply, initialize, modern_headers, post, serve
 from jwt_support import AUDIENCE, ISSUER, KeyServer, token
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from examples import notes_auth
 
@@ -125,3 +129,37 @@ def test_handshake_sessions_are_served_the_same_way(server: InProcess) -> None:
     reply = post(server, body, {"mcp-session-id": session, **bearer(READER)})
     names = [tool["name"] for tool in reply.messages[-1]["result"]["tools"]]
     assert names == ["list_notes", "read_note", "add_note"]
+
+
+# ------------------------------------------------- the official client, over real sockets
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_the_official_client_sees_each_callers_tools(
+    monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    """The official ``mcp`` client, holding each caller's JWT, in both eras."""
+    monkeypatch.setattr(notes_auth, "NOTES", {"groceries": "milk"})
+
+    async def names(url: str, who: dict[str, Any]) -> tuple[list[str], str]:
+        with anyio.fail_after(15):
+            async with (
+                httpx2.AsyncClient(headers=bearer(who), timeout=15) as http,
+                Client(
+                    streamable_http_client(url, http_client=http), mode=mode, cache=None
+                ) as client,
+            ):
+                listed = [tool.name for tool in (await client.list_tools()).tools]
+                read = await client.call_tool("read_note", {"title": "groceries"})
+                return listed, read.content[0].text  # type: ignore[union-attr]
+
+    with KeyServer().serving() as keys:
+        monkeypatch.setenv("NOTES_ISSUER", ISSUER)
+        monkeypatch.setenv("NOTES_AUDIENCE", AUDIENCE)
+        monkeypatch.setenv("NOTES_JWKS_URL", keys.url)
+        with serve(notes_auth.make_asgi()) as port:
+            url = f"http://127.0.0.1:{port}/mcp"
+            reader = anyio.run(names, url, READER)
+            admin = anyio.run(names, url, ADMIN)
+    assert reader == (["list_notes", "read_note", "add_note"], "milk")
+    assert admin == (["list_notes", "read_note", "add_note", "delete_all_notes"], "milk")
