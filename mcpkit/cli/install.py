@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -125,7 +125,7 @@ def _path(command: str, client: str, scope: str | None, config_path: str | None)
         fail(command, str(exc))
 
 
-def _edit(command: str, path: Path, change: Any) -> None:
+def _edit(command: str, path: Path, change: Callable[[str], str]) -> None:
     try:
         old = read(path)
         save(path, change(old or ""), existed=old is not None)
