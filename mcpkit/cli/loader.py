@@ -22,7 +22,7 @@ from types import FrameType, FunctionType, ModuleType, TracebackType
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError
 
-__all__ = ["TargetError", "load_app"]
+__all__ = ["TargetError", "absolute_target", "load_app"]
 
 
 class TargetError(Exception):
@@ -37,6 +37,17 @@ def load_app(target: str) -> App:
     except DefinitionError as exc:
         raise TargetError(f"{_definition_site(exc.__traceback__)}{exc}") from exc
     return _find_app(module, attr, target)
+
+
+def absolute_target(target: str) -> str:
+    """TARGET as it loads from any directory: a file path made absolute (``:attr`` kept).
+
+    A module name stays as it is: it must be importable where the TARGET will be loaded.
+    """
+    module_part, attr = _split(target)
+    if not _is_path(module_part):
+        return target
+    return os.path.abspath(module_part) + (f":{attr}" if attr else "")
 
 
 def _split(target: str) -> tuple[str, str | None]:

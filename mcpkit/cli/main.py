@@ -28,8 +28,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "diff": ("mcpkit.cli.diff", "Compare two files written by `mcpkit docs --format json`."),
     "docs": ("mcpkit.cli.docs", "Document the tools of the App that TARGET names."),
+    "install": ("mcpkit.cli.install", "Add the App that TARGET names to CLIENT's MCP servers."),
     "inspect": ("mcpkit.cli.inspect", "Summarize the App that TARGET names, one line per tool."),
     "run": ("mcpkit.cli.run", "Serve the App that TARGET names over stdio or HTTP."),
+    "uninstall": (
+        "mcpkit.cli.install",
+        "Remove server NAME from CLIENT's MCP servers (the previous file is kept as FILE.bak).",
+    ),
 }
 """Subcommand name -> (module defining a click command of that name, one-line help)."""
 
