@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from mcpkit.cli.main import cli
+from mcpkit.cli.commands import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"

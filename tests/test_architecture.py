@@ -131,7 +131,8 @@ class Import:
 
 
 def module_name(path: Path) -> str:
-    """The dotted name of a file: ``mcpkit/cli/main.py`` -> ``mcpkit.cli.main``, no ``__init__``."""
+    """The dotted name of a file (``mcpkit/cli/commands.py`` -> ``mcpkit.cli.commands``; a
+    package's ``__init__`` is the package)."""
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
@@ -382,10 +383,10 @@ def test_find_cycle(graph: dict[str, set[str]], expected: list[str] | None) -> N
 @pytest.mark.parametrize(
     ("importer", "target", "expected"),
     [
-        ("mcpkit.cli.main", "uvicorn", True),
-        ("mcpkit.cli.main", "uvicorn.config", True),
+        ("mcpkit.cli.commands", "uvicorn", True),
+        ("mcpkit.cli.commands", "uvicorn.config", True),
         ("mcpkit.cli", "uvicorn", True),
-        ("mcpkit.cli.main", "json", False),
+        ("mcpkit.cli.commands", "json", False),
         ("mcpkit.app", "mcpkit.transports.http", True),
         ("mcpkit.app.sub", "mcpkit.transports.http", False),
         ("mcpkit.tools", "mcpkit.transports.http", False),

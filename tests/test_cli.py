@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from mcpkit._version import __version__
 from mcpkit.cli import main
-from mcpkit.cli.main import cli
+from mcpkit.cli.commands import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION_LINE = f"mcpkit, version {__version__}\n"
@@ -82,7 +82,7 @@ def test_lazy_commands_describe_themselves_as_they_load() -> None:
 
     import click
 
-    from mcpkit.cli.main import COMMANDS
+    from mcpkit.cli.commands import COMMANDS
 
     for name, (module, summary) in COMMANDS.items():
         command = getattr(importlib.import_module(module), name)
@@ -96,11 +96,11 @@ def test_run_loads_no_other_subcommand() -> None:
     done = run(
         sys.executable,
         "-c",
-        "import sys; from mcpkit.cli.main import cli; cli.get_command(None, 'run');"
+        "import sys; from mcpkit.cli.commands import cli; cli.get_command(None, 'run');"
         "print(sorted(m for m in sys.modules if m.startswith('mcpkit.cli.')))",
     )
     assert done.stdout.strip() == (
-        "['mcpkit.cli.loader', 'mcpkit.cli.main', 'mcpkit.cli.run', 'mcpkit.cli.serve']"
+        "['mcpkit.cli.commands', 'mcpkit.cli.loader', 'mcpkit.cli.run', 'mcpkit.cli.serve']"
     )
 
 
@@ -109,6 +109,16 @@ def test_the_click_group_is_still_importable_from_mcpkit_cli() -> None:
         sys.executable,
         "-c",
         "import sys, mcpkit.cli; print('click' in sys.modules);"
-        "from mcpkit.cli import cli; print(cli is __import__('mcpkit.cli.main').cli.main.cli)",
+        "from mcpkit.cli import cli; import mcpkit.cli.commands as c; print(cli is c.cli)",
     )
     assert (done.returncode, done.stdout.split()) == (0, ["False", "True"])
+
+
+def test_main_is_the_entry_point_even_after_the_commands_are_imported() -> None:
+    """``mcpkit.cli.main`` (the console script's entry point) stays the function once the
+    click commands' module has been imported (a submodule named ``main`` used to replace it)."""
+    import mcpkit.cli
+    import mcpkit.cli.commands
+
+    assert callable(mcpkit.cli.main)
+    assert mcpkit.cli.main.__module__ == "mcpkit.cli"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mcpkit.cli.main import cli
+from mcpkit.cli.commands import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -24,7 +24,7 @@ from http_support import free_port, initialize, modern_call, modern_headers, pos
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcpkit.cli.main import cli
+from mcpkit.cli.commands import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = "tests/http_app.py:app"

@@ -12,7 +12,7 @@ __all__ = ["cli", "main"]
 def __getattr__(name: str) -> Any:
     """``mcpkit.cli.cli``, the click group, imported (with click) only when asked for."""
     if name == "cli":
-        from mcpkit.cli.main import cli
+        from mcpkit.cli.commands import cli
 
         return cli
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -22,12 +22,12 @@ def main(args: Sequence[str] | None = None) -> None:
     """Run the ``mcpkit`` command (the console script and ``python -m mcpkit``).
 
     ``mcpkit run TARGET`` with no options is served without importing click (see
-    :mod:`mcpkit.cli.serve`); everything else is the click group of :mod:`mcpkit.cli.main`.
+    :mod:`mcpkit.cli.serve`); everything else is the click group of :mod:`mcpkit.cli.commands`.
     """
     argv = sys.argv[1:] if args is None else list(args)
     target = _plain_run(argv)
     if target is None:
-        from mcpkit.cli.main import main as click_main
+        from mcpkit.cli.commands import main as click_main
 
         click_main(argv)
         return
