@@ -1,0 +1,260 @@
+"""Two replicas, one Redis: ``mcpkit run --transport http --store redis://...`` twice, and
+what a client sees through either one."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from http_support import ACCEPT_BOTH, free_port, modern_headers, sse_events
+from redis_support import RedisServer
+from tasks_support import META
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = "tests/fleet_app.py:app"
+WAIT_S = 30.0
+T = TypeVar("T")
+ACK = {
+    "resultType": "complete",
+    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "fleet", "version": "1"}},
+}
+
+
+class Replica:
+    def __init__(self, store: str, marks: Path) -> None:
+        self.port = free_port()
+        command = [sys.executable, "-m", "mcpkit", "run", APP, "--transport", "http"]
+        command += ["--port", str(self.port), "--store", store]
+        env = {**os.environ, "MCPKIT_TASK_LEASE_S": "1", "FLEET_MARKS": str(marks)}
+        env["MCPKIT_STATE_KEY"] = "fleet-test-key-shared-by-every-replica"
+        self.process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            until(self.listens, "the replica listens")
+        except BaseException:
+            self.stop()
+            raise
+
+    def listens(self) -> bool:
+        assert self.process.poll() is None, "the replica exited"
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=1)
+            connection.connect()
+            connection.close()
+            return True
+        except OSError:
+            return False
+
+    def ask(self, request_id: int, method: str, params: dict[str, Any], name: str) -> Any:
+        """One request; its JSON-RPC answer."""
+        body = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        body["params"] = {**params, "_meta": META}
+        headers = {"content-type": "application/json", "accept": ACCEPT_BOTH}
+        headers.update(modern_headers(method, name))
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=WAIT_S)
+        try:
+            connection.request("POST", "/mcp", json.dumps(body), headers)
+            data = connection.getresponse().read()
+        finally:
+            connection.close()
+        if data.startswith(b"{"):
+            return json.loads(data)
+        return json.loads(sse_events(data)[-1][1])
+
+    def task(self, task_id: str) -> dict[str, Any]:
+        answer: dict[str, Any] = self.ask(9, "tasks/get", {"taskId": task_id}, task_id)["result"]
+        return answer
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def until(check: Callable[[], T | None], what: str) -> T:
+    """Poll (as a client polls a task) until ``check()`` is truthy."""
+    deadline = time.monotonic() + WAIT_S
+    while not (value := check()):
+        assert time.monotonic() < deadline, f"timed out waiting until {what}"
+        time.sleep(0.05)
+    return value
+
+
+@pytest.fixture
+def redis(tmp_path: Path) -> Iterator[RedisServer]:
+    redis_dir = tmp_path / "redis"
+    redis_dir.mkdir()
+    server = RedisServer(redis_dir)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def fleet(tmp_path: Path, redis: RedisServer) -> Iterator[tuple[Replica, Replica, Path]]:
+    server = redis
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    replicas: list[Replica] = []
+    try:
+        replicas.append(Replica(server.url, marks))
+        replicas.append(Replica(server.url, marks))
+        yield replicas[0], replicas[1], marks
+    finally:
+        for replica in replicas:
+            replica.stop()
+
+
+def start(replica: Replica, tool: str, arguments: dict[str, Any]) -> str:
+    answer = replica.ask(1, "tools/call", {"name": tool, "arguments": arguments}, tool)
+    assert answer["result"]["resultType"] == "task"
+    task_id: str = answer["result"]["taskId"]
+    return task_id
+
+
+def waiting(replica: Replica, marks: Path, label: str) -> str:
+    """A task of ``wait`` started through ``replica``, once its work runs there."""
+    task_id = start(replica, "wait", {"label": label})
+    until((marks / f"{label}.started").exists, "the task runs")
+    assert (marks / f"{label}.started").read_text() == str(replica.process.pid)
+    return task_id
+
+
+def status_is(replica: Replica, task_id: str, status: str) -> Callable[[], Any]:
+    def check() -> Any:
+        task = replica.task(task_id)
+        return task if task["status"] == status else None
+
+    return check
+
+
+def test_a_task_started_on_a_is_answered_and_read_through_b(
+    fleet: tuple[Replica, Replica, Path],
+) -> None:
+    a, b, _ = fleet
+    task_id = start(a, "greet", {})
+    asking = until(status_is(b, task_id, "input_required"), "B sees the question")
+    [key] = asking["inputRequests"]
+    assert asking["inputRequests"][key]["method"] == "elicitation/create"
+    answers = {key: {"action": "accept", "content": {"name": "Ada"}}}
+    acked = b.ask(2, "tasks/update", {"taskId": task_id, "inputResponses": answers}, task_id)
+    assert acked == {"jsonrpc": "2.0", "id": 2, "result": ACK}
+    done = until(status_is(b, task_id, "completed"), "B reads the result")
+    assert done["result"]["content"] == [{"type": "text", "text": "Hello, Ada"}]
+    assert a.task(task_id) == done
+
+
+def test_a_cancel_through_b_stops_the_work_running_on_a(
+    fleet: tuple[Replica, Replica, Path],
+) -> None:
+    a, b, marks = fleet
+    task_id = waiting(a, marks, "c")
+    acked = b.ask(3, "tasks/cancel", {"taskId": task_id}, task_id)
+    assert acked == {"jsonrpc": "2.0", "id": 3, "result": ACK}
+    until((marks / "c.cancelled").exists, "A cancels the work")
+    assert (marks / "c.cancelled").read_text() == str(a.process.pid)
+    assert a.task(task_id)["status"] == "cancelled"
+
+
+def test_a_task_whose_replica_dies_reads_failed_once_its_lease_lapses(
+    fleet: tuple[Replica, Replica, Path],
+) -> None:
+    a, b, marks = fleet
+    task_id = waiting(a, marks, "k")
+    assert b.task(task_id)["status"] == "working"
+    a.process.send_signal(signal.SIGKILL)
+    a.process.wait()
+    failed = until(status_is(b, task_id, "failed"), "B sees the task failed")
+    assert failed["error"] == {"code": -32603, "message": "the server running this task stopped"}
+
+
+def test_a_resource_update_published_on_a_reaches_a_listen_stream_on_b(
+    fleet: tuple[Replica, Replica, Path],
+) -> None:
+    a, b, _ = fleet
+    body = {
+        "jsonrpc": "2.0",
+        "id": "listen-1",
+        "method": "subscriptions/listen",
+        "params": {
+            "_meta": META,
+            "notifications": {"resourceSubscriptions": ["file:///shared.txt"]},
+        },
+    }
+    headers = {"content-type": "application/json", "accept": ACCEPT_BOTH}
+    headers.update(modern_headers("subscriptions/listen"))
+    connection = http.client.HTTPConnection("127.0.0.1", b.port, timeout=WAIT_S)
+    try:
+        connection.request("POST", "/mcp", json.dumps(body), headers)
+        stream = connection.getresponse()
+        assert next_message(stream)["method"] == "notifications/subscriptions/acknowledged"
+        touched = a.ask(
+            4, "tools/call", {"name": "touch", "arguments": {"uri": "file:///shared.txt"}}, "touch"
+        )
+        assert touched["result"]["content"] == [{"type": "text", "text": "touched"}]
+        assert next_message(stream) == {
+            "jsonrpc": "2.0",
+            "method": "notifications/resources/updated",
+            "params": {
+                "_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"},
+                "uri": "file:///shared.txt",
+            },
+        }
+    finally:
+        connection.close()
+
+
+def next_message(stream: http.client.HTTPResponse) -> Any:
+    """The next SSE event's JSON message."""
+    while True:
+        line = stream.readline()
+        assert line, "the stream ended"
+        if line.startswith(b"data:"):
+            return json.loads(line[5:])
+
+
+def test_redis_away_fails_only_what_needs_it_and_the_replicas_reconnect(
+    fleet: tuple[Replica, Replica, Path], redis: RedisServer
+) -> None:
+    a, b, _ = fleet
+    task_id = start(a, "wait", {"label": "r"})
+    redis.stop()
+    store = f"the task store (redis at 127.0.0.1:{redis.port})"
+    unavailable = {"code": -32603, "message": f"Internal error: {store} is unavailable"}
+    got = b.ask(5, "tasks/get", {"taskId": task_id}, task_id)
+    assert got["error"] == unavailable
+    call = {"name": "wait", "arguments": {"label": "r2"}}
+    assert a.ask(6, "tools/call", call, "wait")["error"] == unavailable
+    touched = a.ask(7, "tools/call", {"name": "touch", "arguments": {"uri": "file:///x"}}, "touch")
+    assert touched["result"]["content"] == [{"type": "text", "text": "touched"}]
+    redis.start()  # the same port, no persistence: the tasks it held are gone
+    lost = until(
+        lambda: _error_of(b.ask(8, "tasks/get", {"taskId": task_id}, task_id)), "B reconnects"
+    )
+    assert lost["code"] == -32602
+    again = start(a, "greet", {})
+    assert (
+        until(status_is(b, again, "input_required"), "B reads the new task")["status"]
+        == "input_required"
+    )
+
+
+def _error_of(answer: dict[str, Any]) -> dict[str, Any] | None:
+    error = answer.get("error")
+    return error if error is not None and error["code"] != -32603 else None
