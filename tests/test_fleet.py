@@ -30,11 +30,11 @@ ACK = {
 
 
 class Replica:
-    def __init__(self, store: str, marks: Path) -> None:
+    def __init__(self, store: str, marks: Path, lease_s: str = "1") -> None:
         self.port = free_port()
         command = [sys.executable, "-m", "mcpkit", "run", APP, "--transport", "http"]
         command += ["--port", str(self.port), "--store", store]
-        env = {**os.environ, "MCPKIT_TASK_LEASE_S": "1", "FLEET_MARKS": str(marks)}
+        env = {**os.environ, "MCPKIT_TASK_LEASE_S": lease_s, "FLEET_MARKS": str(marks)}
         env["MCPKIT_STATE_KEY"] = "fleet-test-key-shared-by-every-replica"
         self.process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -258,3 +258,37 @@ def test_redis_away_fails_only_what_needs_it_and_the_replicas_reconnect(
 def _error_of(answer: dict[str, Any]) -> dict[str, Any] | None:
     error = answer.get("error")
     return error if error is not None and error["code"] != -32603 else None
+
+
+def test_with_aof_a_redis_restart_keeps_the_tasks_and_the_replicas_recover(tmp_path: Path) -> None:
+    redis_dir = tmp_path / "redis"
+    redis_dir.mkdir()
+    server = RedisServer(redis_dir, aof=True)
+    server.start()
+    replicas: list[Replica] = []
+    try:
+        # A lease longer than the outage: the replica running the task keeps it.
+        replicas += [Replica(server.url, tmp_path, "30"), Replica(server.url, tmp_path, "30")]
+        a, b = replicas
+        task_id = start(a, "greet", {})
+        asking = until(status_is(b, task_id, "input_required"), "B sees the question")
+        server.stop()
+        server.start()  # same port, same directory: the AOF brings the task back
+        again = until(
+            lambda: _result_of(b.ask(2, "tasks/get", {"taskId": task_id}, task_id)), "B reconnects"
+        )
+        assert again == asking
+        [key] = asking["inputRequests"]
+        answers = {key: {"action": "accept", "content": {"name": "Bo"}}}
+        b.ask(3, "tasks/update", {"taskId": task_id, "inputResponses": answers}, task_id)
+        done = until(status_is(b, task_id, "completed"), "A resumes the task")
+        assert done["result"]["content"] == [{"type": "text", "text": "Hello, Bo"}]
+    finally:
+        for replica in replicas:
+            replica.stop()
+        server.stop()
+
+
+def _result_of(answer: dict[str, Any]) -> dict[str, Any] | None:
+    result: dict[str, Any] | None = answer.get("result")
+    return result

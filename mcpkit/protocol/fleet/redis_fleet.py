@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from mcpkit.exceptions import ProtocolError
@@ -94,12 +95,22 @@ class RedisFleet:
         await self.client.aclose()
 
     async def call(self, command: Callable[[], Awaitable[T]]) -> T:
-        """Run a command; Redis away is ``-32603`` naming the store (details in the log)."""
+        """Run a command; Redis away is ``-32603`` naming the store (details in the log). A
+        connection Redis closed (it restarted) fails once: the retry takes a fresh one."""
+        try:
+            return await command()
+        except (RedisConnectionError, OSError):
+            pass  # a pooled connection from before a restart: once more on a new one
+        except RedisError as exc:
+            raise self._unavailable(exc) from None
         try:
             return await command()
         except (RedisError, OSError) as exc:
-            logger.warning("%s: %s", self.name, exc)
-            raise ProtocolError(f"Internal error: {self.name} is unavailable") from None
+            raise self._unavailable(exc) from None
+
+    def _unavailable(self, exc: Exception) -> ProtocolError:
+        logger.warning("%s: %s", self.name, exc)
+        return ProtocolError(f"Internal error: {self.name} is unavailable")
 
     def spawn(self, coroutine: Awaitable[Any]) -> None:
         """Run ``coroutine`` on the fleet's loop (from any thread)."""
@@ -120,12 +131,13 @@ class RedisFleet:
             pubsub = self.client.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(TASKS, CHANGES)
+                if self._subscribed.is_set():  # again: what was published meanwhile is lost
+                    await self.store.resync()
                 self._subscribed.set()
                 delay = 0.1
                 async for message in pubsub.listen():
                     self._dispatch(message)
-            except (RedisError, OSError) as exc:
-                self._subscribed.clear()
+            except (RedisError, OSError, ProtocolError) as exc:
                 logger.warning("%s: %s; reconnecting in %.1f s", self.name, exc, delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 5.0)
@@ -154,6 +166,7 @@ class RedisTaskStore:
         self.lease_s = lease_s
         self._listeners: list[Callable[[TaskRecord], None]] = []
         self._save = fleet.client.register_script(_SAVE)
+        self._running: set[str] = set()  # the tasks this process runs (as last renewed)
 
     async def create(self, record: TaskRecord) -> None:
         text = json.dumps(record.dump())
@@ -167,6 +180,7 @@ class RedisTaskStore:
                 await pipe.execute()
 
         await self.fleet.call(write)
+        self._running.add(record.task_id)
         self.tell(record)
 
     async def get(self, task_id: str, owner: str | None) -> TaskRecord | None:
@@ -196,6 +210,7 @@ class RedisTaskStore:
         return bool(await self.fleet.call(lambda: self._save(keys=keys, args=args)))
 
     async def renew(self, task_ids: list[str]) -> None:
+        self._running = set(task_ids)
         lease_ms = int(self.lease_s * 1000)
 
         async def write() -> None:
@@ -205,6 +220,17 @@ class RedisTaskStore:
                 await pipe.execute()
 
         await self.fleet.call(write)
+
+    async def resync(self) -> None:
+        """Tell the watchers the stored records of the tasks running here (after the
+        subscriber reconnects: the saves published while it was away were lost)."""
+        ids = sorted(self._running)
+        if not ids:
+            return
+        texts = await self.fleet.call(lambda: self.fleet.client.mget(map(_task_key, ids)))
+        for text in texts:
+            if text is not None:
+                self.tell(TaskRecord.load(json.loads(text)))
 
     def watch(self, listener: Callable[[TaskRecord], None]) -> Callable[[], None]:
         self._listeners.append(listener)
