@@ -50,3 +50,9 @@ def touch(uri: str) -> str:
 def shared() -> str:
     """A resource a listen stream can subscribe to."""
     return "shared"
+
+
+@app.tool(task="optional")
+async def square(n: int) -> dict[str, int]:
+    """A task when the caller declares the extension, else an ordinary call."""
+    return {"n": n, "square": n * n}

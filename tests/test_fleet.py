@@ -11,13 +11,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 from http_support import ACCEPT_BOTH, free_port, modern_headers, sse_events
 from redis_support import RedisServer
-from tasks_support import META
+from tasks_support import META, PLAIN_META
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = "tests/fleet_app.py:app"
@@ -55,10 +56,12 @@ class Replica:
         except OSError:
             return False
 
-    def ask(self, request_id: int, method: str, params: dict[str, Any], name: str) -> Any:
+    def ask(
+        self, request_id: int, method: str, params: dict[str, Any], name: str, meta: Any = META
+    ) -> Any:
         """One request; its JSON-RPC answer."""
         body = {"jsonrpc": "2.0", "id": request_id, "method": method}
-        body["params"] = {**params, "_meta": META}
+        body["params"] = {**params, "_meta": meta}
         headers = {"content-type": "application/json", "accept": ACCEPT_BOTH}
         headers.update(modern_headers(method, name))
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=WAIT_S)
@@ -247,7 +250,11 @@ def test_redis_away_fails_only_what_needs_it_and_the_replicas_reconnect(
     lost = until(
         lambda: _error_of(b.ask(8, "tasks/get", {"taskId": task_id}, task_id)), "B reconnects"
     )
-    assert lost["code"] == -32602
+    assert lost == {
+        "code": -32602,
+        "message": f"Invalid params: unknown task {task_id!r} "
+        "(not found or expired; the store restarted?)",
+    }
     again = start(a, "greet", {})
     assert (
         until(status_is(b, again, "input_required"), "B reads the new task")["status"]
@@ -292,3 +299,27 @@ def test_with_aof_a_redis_restart_keeps_the_tasks_and_the_replicas_recover(tmp_p
 def _result_of(answer: dict[str, Any]) -> dict[str, Any] | None:
     result: dict[str, Any] | None = answer.get("result")
     return result
+
+
+def test_500_tasks_over_two_replicas_each_read_through_the_other(
+    fleet: tuple[Replica, Replica, Path],
+) -> None:
+    a, b, _ = fleet
+    with ThreadPoolExecutor(8) as pool:
+        pairs = list(pool.map(lambda n: _square_both_ways((a, b), n), range(500)))
+    assert [task for task, _ in pairs] == [direct for _, direct in pairs]
+    assert json.loads(pairs[7][0])["structuredContent"] == {"n": 7, "square": 49}
+
+
+def _square_both_ways(replicas: tuple[Replica, Replica], n: int) -> tuple[str, str]:
+    """``square(n)`` as a task started through one replica and read through the other, and as
+    a direct call: both results as JSON text."""
+    here, there = replicas if n % 2 else replicas[::-1]
+    task_id = start(here, "square", {"n": n})
+    done = until(status_is(there, task_id, "completed"), f"task {n} completes")
+    assert here.task(task_id) == done  # one terminal state, the same through both
+    params = {"name": "square", "arguments": {"n": n}}
+    direct = there.ask(n, "tools/call", params, "square", meta=PLAIN_META)["result"]
+    for key in ("resultType", "_meta"):
+        del direct[key]
+    return json.dumps(done["result"], sort_keys=True), json.dumps(direct, sort_keys=True)

@@ -10,11 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from features_support import settle
 from redis_support import RedisServer
+from test_listen import make_app
 
 from mcpkit.exceptions import ProtocolError
 from mcpkit.protocol.fleet import Bus, MemoryBus, fleet_for
 from mcpkit.protocol.tasks.store import MemoryTaskStore, TaskRecord, TaskStore
+from mcpkit.testing import Client
 
 WAIT_S = 10.0
 
@@ -202,3 +205,51 @@ def test_redis_away_is_minus_32603_naming_the_store(redis_server: RedisServer) -
         }
 
     run(("redis", redis_server.url), scenario)
+
+
+def test_handshake_sessions_of_every_replica_hear_the_global_changes(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MCPKIT_STORE", redis_server.url)
+    app_a, app_b = make_app(), make_app()
+
+    async def scenario() -> None:
+        async with Client(app_a) as a, Client(app_b) as b:
+            assert await b.request("resources/subscribe", {"uri": "memo://a"}) == {}
+            app_a.notify_resource_updated("memo://a")
+            app_a.notify_list_changed("prompts")  # this replica only
+            app_a.notify_list_changed("tools", everywhere=True)
+            deadline = asyncio.get_running_loop().time() + WAIT_S
+            while len(b.notifications) < 2:
+                assert asyncio.get_running_loop().time() < deadline, b.notifications
+                await asyncio.sleep(0.01)
+            assert b.notifications == [
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/resources/updated",
+                    "params": {"uri": "memo://a"},
+                },
+                {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
+            ]
+            assert [n["method"] for n in a.notifications] == [
+                "notifications/prompts/list_changed",
+                "notifications/tools/list_changed",
+            ]
+
+    asyncio.run(scenario())
+
+
+def test_alone_a_broadcast_list_change_is_heard_as_a_local_one() -> None:
+    app = make_app()
+
+    async def scenario() -> None:
+        async with Client(app) as client:
+            app.notify_list_changed("tools", everywhere=True)
+            app.notify_list_changed("resources")
+            await settle()
+            assert client.notifications == [
+                {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"},
+                {"jsonrpc": "2.0", "method": "notifications/resources/list_changed"},
+            ]
+
+    asyncio.run(scenario())

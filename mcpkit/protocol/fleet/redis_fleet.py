@@ -161,6 +161,8 @@ class RedisFleet:
 class RedisTaskStore:
     """Task records in Redis (see the module's docstring for the layout)."""
 
+    missing = "not found or expired; the store restarted?"
+
     def __init__(self, fleet: RedisFleet, lease_s: float) -> None:
         self.fleet = fleet
         self.lease_s = lease_s

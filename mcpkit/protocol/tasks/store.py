@@ -178,6 +178,10 @@ class TaskRecord:
 class TaskStore(Protocol):
     """Where task records live (in memory here; Redis-backed stores implement the same)."""
 
+    @property
+    def missing(self) -> str:
+        """Why a task id may be unknown, as ``-32602`` says it (after "unknown task 'id'")."""
+
     async def create(self, record: TaskRecord) -> None:
         """Keep a new record; readable by :meth:`get` when this returns."""
 
@@ -236,6 +240,7 @@ class MemoryTaskStore:
         return unwatch
 
     lease_s = None  # one process: it cannot outlive the tasks it runs
+    missing = "not found or expired"
 
     async def renew(self, task_ids: list[str]) -> None:
         """Nothing to renew (see :attr:`TaskStore.lease_s`)."""
