@@ -3,6 +3,7 @@ what a client sees through either one."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -139,6 +140,20 @@ def waiting(replica: Replica, marks: Path, label: str) -> str:
     return task_id
 
 
+def greeting(start_on: Replica, read_on: Replica) -> dict[str, Any]:
+    """A ``greet`` task started through one replica, once the other reads its question."""
+    task_id = start(start_on, "greet", {})
+    return until(status_is(read_on, task_id, "input_required"), "the task asks")
+
+
+def answer_name(via: Replica, asking: dict[str, Any], name: str) -> Any:
+    """``tasks/update`` through ``via``: ``name`` answers the task's one question."""
+    [key] = asking["inputRequests"]
+    answers = {key: {"action": "accept", "content": {"name": name}}}
+    params = {"taskId": asking["taskId"], "inputResponses": answers}
+    return via.ask(2, "tasks/update", params, asking["taskId"])
+
+
 def status_is(replica: Replica, task_id: str, status: str) -> Callable[[], Any]:
     def check() -> Any:
         task = replica.task(task_id)
@@ -151,13 +166,11 @@ def test_a_task_started_on_a_is_answered_and_read_through_b(
     fleet: tuple[Replica, Replica, Path],
 ) -> None:
     a, b, _ = fleet
-    task_id = start(a, "greet", {})
-    asking = until(status_is(b, task_id, "input_required"), "B sees the question")
-    [key] = asking["inputRequests"]
-    assert asking["inputRequests"][key]["method"] == "elicitation/create"
-    answers = {key: {"action": "accept", "content": {"name": "Ada"}}}
-    acked = b.ask(2, "tasks/update", {"taskId": task_id, "inputResponses": answers}, task_id)
-    assert acked == {"jsonrpc": "2.0", "id": 2, "result": ACK}
+    asking = greeting(a, b)
+    task_id = asking["taskId"]
+    [question] = asking["inputRequests"].values()
+    assert question["method"] == "elicitation/create"
+    assert answer_name(b, asking, "Ada") == {"jsonrpc": "2.0", "id": 2, "result": ACK}
     done = until(status_is(b, task_id, "completed"), "B reads the result")
     assert done["result"]["content"] == [{"type": "text", "text": "Hello, Ada"}]
     assert a.task(task_id) == done
@@ -187,40 +200,55 @@ def test_a_task_whose_replica_dies_reads_failed_once_its_lease_lapses(
     assert failed["error"] == {"code": -32603, "message": "the server running this task stopped"}
 
 
+@contextlib.contextmanager
+def listening(replica: Replica, wanted: dict[str, Any]) -> Iterator[http.client.HTTPResponse]:
+    """An open ``subscriptions/listen`` stream on ``replica``, past its acknowledgement."""
+    body: dict[str, Any] = {"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen"}
+    body["params"] = {"_meta": META, "notifications": wanted}
+    headers = {"content-type": "application/json", "accept": ACCEPT_BOTH}
+    headers.update(modern_headers("subscriptions/listen"))
+    connection = http.client.HTTPConnection("127.0.0.1", replica.port, timeout=WAIT_S)
+    try:
+        connection.request("POST", "/mcp", json.dumps(body), headers)
+        stream = connection.getresponse()
+        acknowledged = next_message(stream)
+        assert acknowledged["method"] == "notifications/subscriptions/acknowledged"
+        assert acknowledged["params"]["notifications"] == wanted
+        yield stream
+    finally:
+        connection.close()
+
+
+LISTEN_META = {"io.modelcontextprotocol/subscriptionId": "listen-1"}
+
+
 def test_a_resource_update_published_on_a_reaches_a_listen_stream_on_b(
     fleet: tuple[Replica, Replica, Path],
 ) -> None:
     a, b, _ = fleet
-    body = {
-        "jsonrpc": "2.0",
-        "id": "listen-1",
-        "method": "subscriptions/listen",
-        "params": {
-            "_meta": META,
-            "notifications": {"resourceSubscriptions": ["file:///shared.txt"]},
-        },
-    }
-    headers = {"content-type": "application/json", "accept": ACCEPT_BOTH}
-    headers.update(modern_headers("subscriptions/listen"))
-    connection = http.client.HTTPConnection("127.0.0.1", b.port, timeout=WAIT_S)
-    try:
-        connection.request("POST", "/mcp", json.dumps(body), headers)
-        stream = connection.getresponse()
-        assert next_message(stream)["method"] == "notifications/subscriptions/acknowledged"
-        touched = a.ask(
-            4, "tools/call", {"name": "touch", "arguments": {"uri": "file:///shared.txt"}}, "touch"
-        )
+    with listening(b, {"resourceSubscriptions": ["file:///shared.txt"]}) as stream:
+        call = {"name": "touch", "arguments": {"uri": "file:///shared.txt"}}
+        touched = a.ask(4, "tools/call", call, "touch")
         assert touched["result"]["content"] == [{"type": "text", "text": "touched"}]
         assert next_message(stream) == {
             "jsonrpc": "2.0",
             "method": "notifications/resources/updated",
-            "params": {
-                "_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"},
-                "uri": "file:///shared.txt",
-            },
+            "params": {"_meta": LISTEN_META, "uri": "file:///shared.txt"},
         }
-    finally:
-        connection.close()
+
+
+def test_the_status_of_a_task_running_on_a_reaches_a_listen_stream_on_b(
+    fleet: tuple[Replica, Replica, Path],
+) -> None:
+    a, b, _ = fleet
+    asking = greeting(a, a)
+    with listening(b, {"taskIds": [asking["taskId"]]}) as stream:
+        answer_name(a, asking, "Cy")
+        statuses = [next_message(stream)["params"] for _ in range(2)]
+    assert [each["status"] for each in statuses] == ["working", "completed"]
+    read = {k: v for k, v in b.task(asking["taskId"]).items() if k not in ("resultType", "_meta")}
+    assert statuses[1] == {"_meta": LISTEN_META, **read}
+    assert statuses[1]["result"]["content"] == [{"type": "text", "text": "Hello, Cy"}]
 
 
 def next_message(stream: http.client.HTTPResponse) -> Any:
@@ -285,9 +313,7 @@ def test_with_aof_a_redis_restart_keeps_the_tasks_and_the_replicas_recover(tmp_p
             lambda: _result_of(b.ask(2, "tasks/get", {"taskId": task_id}, task_id)), "B reconnects"
         )
         assert again == asking
-        [key] = asking["inputRequests"]
-        answers = {key: {"action": "accept", "content": {"name": "Bo"}}}
-        b.ask(3, "tasks/update", {"taskId": task_id, "inputResponses": answers}, task_id)
+        answer_name(b, asking, "Bo")
         done = until(status_is(b, task_id, "completed"), "A resumes the task")
         assert done["result"]["content"] == [{"type": "text", "text": "Hello, Bo"}]
     finally:

@@ -113,7 +113,8 @@ class RedisFleet:
         return ProtocolError(f"Internal error: {self.name} is unavailable")
 
     def spawn(self, coroutine: Awaitable[Any]) -> None:
-        """Run ``coroutine`` on the fleet's loop (from any thread)."""
+        """Run ``coroutine`` on the fleet's loop (from any thread), after those spawned
+        before it (changes reach the other replicas in the order they were published)."""
         loop = self._loop
         if loop is None or loop.is_closed():
             return
@@ -121,7 +122,7 @@ class RedisFleet:
             loop.call_soon_threadsafe(self._keep, coroutine)
 
     def _keep(self, coroutine: Awaitable[Any]) -> None:
-        future = asyncio.ensure_future(coroutine)
+        future = asyncio.ensure_future(_after(list(self._sending), coroutine))
         self._sending.add(future)
         future.add_done_callback(self._sending.discard)
 
@@ -156,6 +157,11 @@ class RedisFleet:
             self.store.tell(TaskRecord.load(body["record"]))
         else:
             self.bus.tell(body["kind"], body.get("uri"))
+
+
+async def _after(earlier: list[asyncio.Future[Any]], coroutine: Awaitable[Any]) -> None:
+    await asyncio.gather(*earlier, return_exceptions=True)
+    await coroutine
 
 
 class RedisTaskStore:
