@@ -14,6 +14,7 @@ from features_support import settle
 from redis_support import RedisServer
 from test_listen import make_app
 
+from mcpkit import ServerOptions
 from mcpkit.exceptions import ProtocolError
 from mcpkit.protocol.fleet import Bus, MemoryBus, fleet_for
 from mcpkit.protocol.tasks.store import MemoryTaskStore, TaskRecord, TaskStore
@@ -253,3 +254,22 @@ def test_alone_a_broadcast_list_change_is_heard_as_a_local_one() -> None:
             ]
 
     asyncio.run(scenario())
+
+
+def test_the_store_option_and_the_lease_variable_are_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(ValueError, match='store must be "memory" or a redis:// \\(rediss://'):
+        ServerOptions(store="postgres://db")
+    assert ServerOptions(store="memory").store == "memory"
+    monkeypatch.setenv("MCPKIT_STORE", "memcached://x")
+    with pytest.raises(ValueError, match="MCPKIT_STORE: not a redis:// URL nor 'memory'"):
+        fleet_for(None)
+    assert fleet_for("memory") is None
+    monkeypatch.setenv("MCPKIT_TASK_LEASE_S", "0")
+    with pytest.raises(ValueError, match="MCPKIT_TASK_LEASE_S must be a positive number"):
+        fleet_for("redis://127.0.0.1:1/0")
+    monkeypatch.setenv("MCPKIT_TASK_LEASE_S", "2.5")
+    fleet = fleet_for("redis://127.0.0.1:1/0")
+    assert fleet is not None
+    assert fleet.store.lease_s == 2.5
