@@ -74,6 +74,7 @@ class App:
         self._templates: dict[str, ResourceTemplate] = {}
         self._prompts: dict[str, Prompt] = {}
         self._listeners: list[Listener] = []
+        self._broadcasts: list[Listener] = []  # the fleet's buses (shared store servers)
         self.switches = Switches()  # enable/disable rules; who may be hidden from whom
         self.middleware_chain: tuple[Middleware, ...] = ()  # the first is the outermost
         for each in middleware:
@@ -191,8 +192,35 @@ class App:
         return self._templates
 
     def notify_resource_updated(self, uri: str) -> None:
-        """Tell subscribed clients that ``uri``'s contents changed (safe from any thread)."""
-        self._changed("resource", uri)
+        """Tell subscribed clients that ``uri``'s contents changed (safe from any thread); with
+        a shared store, the clients of every replica."""
+        self._global("resource", uri)
+
+    def notify_list_changed(
+        self, kind: Literal["tools", "prompts", "resources"], *, everywhere: bool = False
+    ) -> None:
+        """Tell listening clients that a list changed; ``everywhere=True``: the clients of every
+        replica too (a shared store's bus). Registry changes themselves stay per process."""
+        if everywhere:
+            self._global(kind, None)
+        else:
+            self._changed(kind)
+
+    def relay(self, kind: str, uri: str | None) -> None:
+        """A change a bus delivers (published by any replica): tell this process's listeners."""
+        self._changed(kind, uri)
+
+    def broadcast_to(self, publish: Listener) -> Callable[[], None]:
+        """Hand global changes to ``publish`` (a bus, which delivers them to every replica,
+        this one included, through :meth:`relay`) instead of this process's listeners."""
+        self._broadcasts.append(publish)
+        return lambda: self._broadcasts.remove(publish)
+
+    def _global(self, kind: str, uri: str | None) -> None:
+        if not self._broadcasts:
+            self._changed(kind, uri)
+        for publish in list(self._broadcasts):
+            publish(kind, uri)
 
     # ------------------------------------------------------------------------ prompts
 

@@ -35,6 +35,9 @@ class ServerOptions:
     declares for them in ``capabilities.extensions``. ``task_ttl_ms`` (``None``: unlimited)
     and ``task_poll_interval_ms`` are the defaults of tools that run as tasks; at most
     ``max_tasks`` tasks run at once (a call that would start one more is refused).
+    ``store`` is where task records live and how replicas tell each other about changes:
+    ``None`` (else ``MCPKIT_STORE``, else this process's memory) or ``"redis://host:port/db"``
+    (``pip install "mcpkit[redis]"``; see ``docs/deployment.md``, the fleet recipe).
     """
 
     mask_errors: bool = True
@@ -51,6 +54,7 @@ class ServerOptions:
     task_ttl_ms: int | None = 3_600_000
     task_poll_interval_ms: int = 1_000
     max_tasks: int = 1_000
+    store: str | None = None
 
     def __post_init__(self) -> None:
         timeout = self.tool_timeout
@@ -77,6 +81,16 @@ class ServerOptions:
         if self.cache_scope not in ("public", "private"):
             raise ValueError(f'cache_scope must be "public" or "private", not {self.cache_scope!r}')
         check_server_access(self.on_missing_scope, self.cache)
+        if self.store is not None and not _is_store(self.store):
+            raise ValueError(
+                f'store must be "memory" or a redis:// (rediss://, unix://) URL, not {self.store!r}'
+            )
+
+
+def _is_store(url: object) -> bool:
+    return isinstance(url, str) and (
+        url == "memory" or url.startswith(("redis://", "rediss://", "unix://"))
+    )
 
 
 def _is_int(value: object) -> bool:

@@ -12,6 +12,7 @@ import click
 
 from mcpkit.cli.loader import load_app
 from mcpkit.cli.serve import LOG_FORMAT, load_or_report, run_target
+from mcpkit.protocol.fleet import STORE_ENV
 from mcpkit.protocol.request_state import STATE_KEY_ENV
 
 __all__ = ["http_app_from_env", "run"]
@@ -58,13 +59,21 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
     "an idle connection closes after as long.",
 )
 @click.option("--workers", default=1, show_default=True, help="HTTP: worker processes.")
-def run(target: str, transport: str, log_level: str, **http: Any) -> None:
+@click.option(
+    "--store",
+    metavar="URL",
+    help="Where tasks live and how replicas share changes: redis://host:port/db "
+    '(pip install "mcpkit[redis]"); sets MCPKIT_STORE. Default: this process\'s memory.',
+)
+def run(target: str, transport: str, log_level: str, store: str | None, **http: Any) -> None:
     """Serve the App that TARGET names (pkg.module:app or path/to/file.py:app).
 
     Over stdio the server reads JSON-RPC messages on stdin and writes only protocol messages on
     stdout; everything else, including a tool's print(), goes to stderr. With --transport http
     it serves Streamable HTTP with uvicorn (pip install "mcpkit[http]").
     """
+    if store is not None:
+        os.environ[STORE_ENV] = store  # read by every server this process (or its workers) runs
     if transport == "http":
         logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
         _serve_http(target, log_level, **http)

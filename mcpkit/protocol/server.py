@@ -23,6 +23,7 @@ import contextlib
 import contextvars
 import functools
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from mcpkit._workers import Workers
@@ -41,6 +42,7 @@ from mcpkit.protocol.access import step_up
 from mcpkit.protocol.answers import encoded_answer, internal
 from mcpkit.protocol.connection import Connection, discard
 from mcpkit.protocol.envelope import stateless_result
+from mcpkit.protocol.fleet import fleet_for
 from mcpkit.protocol.headers import Headers
 from mcpkit.protocol.incoming import CANCELLED, Incoming, Taken, admit, cancel_target, no_batches
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
@@ -101,7 +103,10 @@ class Server:
         self.workers = Workers()
         self.streams: set[asyncio.Queue[Any]] = set()  # open subscriptions/listen streams
         signer = StateSigner(state_key(app.options.state_key))
-        tasks = Tasks(limit=app.options.max_tasks)
+        self.fleet = fleet_for(app.options.store)  # None: tasks and changes stay in this process
+        store = self.fleet.store if self.fleet is not None else None
+        tasks = Tasks(store, limit=app.options.max_tasks)
+        self._leave_fleet: list[Callable[[], None]] = []
         self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks)
         self.read_uri = functools.partial(read_uri, self.runtime)
         self.step_up = functools.partial(step_up, app)  # (incoming, session) -> scopes to challenge
@@ -134,6 +139,7 @@ class Server:
     async def start(self) -> None:
         """Enter the App's lifespan (once; later calls do nothing)."""
         if self._lifespan is None:
+            await self._join_fleet()
             self._lifespan = contextlib.AsyncExitStack()
             self.state = await self._lifespan.enter_async_context(self.app.lifespan(self.app))
 
@@ -147,10 +153,23 @@ class Server:
         while self.streams and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0)
 
+    async def _join_fleet(self) -> None:
+        """Connect the shared store; its bus carries the App's global changes both ways."""
+        if self.fleet is None:
+            return
+        await self.fleet.start()
+        bus = self.fleet.bus
+        self._leave_fleet = [bus.subscribe(self.app.relay), self.app.broadcast_to(bus.publish)]
+
     async def stop(self) -> None:
         """Cancel the running tasks, leave the lifespan and stop listening to the App."""
         self._unsubscribe()
         await self.runtime.tasks.close()
+        for leave in self._leave_fleet:
+            leave()
+        self._leave_fleet = []
+        if self.fleet is not None:
+            await self.fleet.close()
         stack, self._lifespan = self._lifespan, None
         if stack is not None:
             await stack.aclose()

@@ -129,9 +129,10 @@ async def _record(
 ) -> TaskRecord:
     require_tasks(ctx, method)
     task_id = string_param(params, "taskId")
-    record = await runtime.tasks.store.get(task_id, caller_key(ctx.principal))
+    store = runtime.tasks.store
+    record = await store.get(task_id, caller_key(ctx.principal))
     if record is None:
-        raise InvalidParams(f"Invalid params: unknown task {task_id!r} (not found or expired)")
+        raise InvalidParams(f"Invalid params: unknown task {task_id!r} ({store.missing})")
     return record
 
 

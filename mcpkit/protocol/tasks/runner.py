@@ -62,6 +62,8 @@ class Tasks:
         self._live: set[str] = set()  # tasks whose work runs and that have not settled
         self._running: dict[str, asyncio.Task[Any]] = {}
         self._wakers: dict[str, asyncio.Event] = {}
+        self._records: dict[str, TaskRecord] = {}  # the records of the tasks running here
+        self._renewing: asyncio.Task[None] | None = None
         self.store.watch(self._saved)  # for the server's life (a stopped server may restart)
 
     async def create(self, owner: str | None, ttl_ms: int | None, poll_ms: int) -> TaskHandle:
@@ -85,8 +87,21 @@ class Tasks:
         """``running`` is the task's work from now on (cancelled with the task)."""
         task_id = handle.record.task_id
         self._running[task_id] = running
+        self._records[task_id] = handle.record
         self._live.add(task_id)
         running.add_done_callback(lambda _: self._ended(task_id))
+        lease = self.store.lease_s
+        if lease is not None and (self._renewing is None or self._renewing.done()):
+            self._renewing = asyncio.ensure_future(self._renew(lease))
+
+    async def _renew(self, lease: float) -> None:
+        """Keep the leases of the tasks running here (a shared store) while there are any."""
+        while self._running:
+            await asyncio.sleep(lease / 3)
+            try:
+                await self.store.renew(list(self._running))
+            except ProtocolError as exc:  # the store is away: try again next round
+                logger.warning("could not renew task leases: %s", exc.message)
 
     async def drive(
         self, handle: TaskHandle, run: Callable[[], Awaitable[dict[str, Any]]]
@@ -128,9 +143,13 @@ class Tasks:
 
     def _ended(self, task_id: str) -> None:
         self._running.pop(task_id, None)
+        self._records.pop(task_id, None)
         self._live.discard(task_id)
 
     def _saved(self, record: TaskRecord) -> None:
+        local = self._records.get(record.task_id)
+        if local is not None and local is not record:  # saved by another process
+            local.adopt(record.dump())
         waker = self._wakers.get(record.task_id)
         if waker is not None:
             waker.set()
@@ -144,6 +163,8 @@ class Tasks:
     async def close(self) -> None:
         """Cancel every running task (the server is stopping)."""
         running = list(self._running.values())
+        if self._renewing is not None:
+            running.append(self._renewing)
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)

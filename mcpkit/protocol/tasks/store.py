@@ -13,11 +13,21 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any, Literal, Protocol
 
-__all__ = ["TERMINAL", "MemoryTaskStore", "Status", "TaskRecord", "TaskStore", "new_task_id"]
+__all__ = [
+    "STOPPED",
+    "TERMINAL",
+    "MemoryTaskStore",
+    "Status",
+    "TaskRecord",
+    "TaskStore",
+    "new_task_id",
+]
 
 Status = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 Listener = Callable[["TaskRecord"], None]
+# The error of a task whose lease lapsed: the process running it is gone (shared stores).
+STOPPED: dict[str, Any] = {"code": -32603, "message": "the server running this task stopped"}
 
 
 def new_task_id() -> str:
@@ -120,6 +130,25 @@ class TaskRecord:
     def touch(self) -> None:
         self.updated_at = time.time()
 
+    def dump(self) -> dict[str, Any]:
+        """Every field, as JSON (a shared store keeps this); ``terminal`` leads, for scripts."""
+        fields = {name: getattr(self, name) for name in self.__slots__}
+        fields["keys"] = sorted(self.keys)
+        return {"terminal": self.terminal, **fields}
+
+    @classmethod
+    def load(cls, fields: dict[str, Any]) -> TaskRecord:
+        """The record :meth:`dump` gave."""
+        record = cls.__new__(cls)
+        record.adopt(fields)
+        return record
+
+    def adopt(self, fields: dict[str, Any]) -> None:
+        """Take every field of a dumped record (a copy saved by another process)."""
+        for name in self.__slots__:
+            setattr(self, name, fields[name])
+        self.keys = set(fields["keys"])
+
     def task(self) -> dict[str, Any]:
         """The ``Task`` fields (what ``CreateTaskResult`` carries)."""
         wire: dict[str, Any] = {
@@ -149,6 +178,10 @@ class TaskRecord:
 class TaskStore(Protocol):
     """Where task records live (in memory here; Redis-backed stores implement the same)."""
 
+    @property
+    def missing(self) -> str:
+        """Why a task id may be unknown, as ``-32602`` says it (after "unknown task 'id'")."""
+
     async def create(self, record: TaskRecord) -> None:
         """Keep a new record; readable by :meth:`get` when this returns."""
 
@@ -160,6 +193,15 @@ class TaskStore(Protocol):
 
     def watch(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with every saved (or expired) record; returns the undo."""
+
+    @property
+    def lease_s(self) -> float | None:
+        """Seconds a task's lease lasts (``None``: no lease; the store lives and dies with the
+        only process that runs tasks). A task whose lease lapses reads ``failed``
+        (:data:`STOPPED`): the process running it stopped renewing it."""
+
+    async def renew(self, task_ids: list[str]) -> None:
+        """Extend the lease of tasks this process runs (called every ``lease_s / 3``)."""
 
 
 class MemoryTaskStore:
@@ -196,6 +238,12 @@ class MemoryTaskStore:
                 self._listeners.remove(listener)
 
         return unwatch
+
+    lease_s = None  # one process: it cannot outlive the tasks it runs
+    missing = "not found or expired"
+
+    async def renew(self, task_ids: list[str]) -> None:
+        """Nothing to renew (see :attr:`TaskStore.lease_s`)."""
 
     def __len__(self) -> int:
         return len(self._records)
