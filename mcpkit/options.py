@@ -34,7 +34,8 @@ class ServerOptions:
     ``extensions`` maps extension ids (``"com.example/thing"``) to the settings the server
     declares for them in ``capabilities.extensions``. ``task_ttl_ms`` (``None``: unlimited)
     and ``task_poll_interval_ms`` are the defaults of tools that run as tasks; at most
-    ``max_tasks`` tasks run at once (a call that would start one more is refused).
+    ``max_tasks`` tasks run at once, and ``max_tasks_per_caller`` of one caller (a call that
+    would start one more is refused).
     ``store`` is where task records live and how replicas tell each other about changes:
     ``None`` (else ``MCPKIT_STORE``, else this process's memory) or ``"redis://host:port/db"``
     (``pip install "mcpkit[redis]"``; see ``docs/deployment.md``, the fleet recipe).
@@ -54,6 +55,7 @@ class ServerOptions:
     task_ttl_ms: int | None = 3_600_000
     task_poll_interval_ms: int = 1_000
     max_tasks: int = 1_000
+    max_tasks_per_caller: int = 100
     store: str | None = None
 
     def __post_init__(self) -> None:
@@ -69,7 +71,7 @@ class ServerOptions:
             raise ValueError(f"page_size must be an integer of at least 1, not {self.page_size!r}")
         if not _is_int(self.ttl_ms) or self.ttl_ms < 0:
             raise ValueError(f"ttl_ms must be an integer of at least 0, not {self.ttl_ms!r}")
-        for key in ("task_ttl_ms", "task_poll_interval_ms", "max_tasks"):
+        for key in ("task_ttl_ms", "task_poll_interval_ms", "max_tasks", "max_tasks_per_caller"):
             value = getattr(self, key)
             if (value is not None or key != "task_ttl_ms") and (not _is_int(value) or value < 1):
                 raise ValueError(f"{key} must be a positive integer, not {value!r}")

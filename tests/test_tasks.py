@@ -13,6 +13,7 @@ from http_support import META
 from tasks_support import DECLARING, REQUIRED, STATELESS, TASKS, created_shape, make_app
 
 from mcpkit import App, Context, ProtocolError, ServerOptions
+from mcpkit.protocol.request import ActingFor
 from mcpkit.testing import Client, RPCError
 
 INFO = {"io.modelcontextprotocol/serverInfo": {"name": "tasks", "version": "1"}}
@@ -408,3 +409,35 @@ def test_max_tasks_must_be_a_positive_integer() -> None:
     for wrong in (0, -1, 1.5, True, None):
         with pytest.raises(ValueError, match="max_tasks must be a positive integer"):
             ServerOptions(max_tasks=wrong)  # type: ignore[arg-type]
+
+
+def test_one_caller_cannot_take_every_task_slot() -> None:
+    """``max_tasks_per_caller`` bounds each caller's running tasks: one that keeps tasks
+    waiting is refused past its share while another caller's tasks still start."""
+    app = App("fair", "1", options=ServerOptions(max_tasks=10, max_tasks_per_caller=2))
+    release = asyncio.Event()
+
+    @app.tool(task="optional")
+    async def hold() -> str:
+        """Waits for the test."""
+        await release.wait()
+        return "done"
+
+    async def scenario() -> tuple[Any, str]:
+        async with Client(app, protocol_version=STATELESS) as c:  # one server, two callers
+            with ActingFor({"sub": "ada"}):
+                await c.call_tool("hold", {}, task=True)
+                await c.call_tool("hold", {}, task=True)
+                refused = await rpc_error(c.call_tool("hold", {}, task=True))
+            with ActingFor({"sub": "bob"}):
+                started = await c.call_tool("hold", {}, task=True)
+                release.set()
+                return refused, (await c.wait_task(started["taskId"])).text
+
+    refused, bobs = run(scenario)
+    assert (refused.code, refused.message, refused.data) == (
+        -32000,
+        "Too many tasks running for this caller (at most 2); try again when one has finished",
+        {"maxTasksPerCaller": 2},
+    )
+    assert bobs == "done"

@@ -105,7 +105,8 @@ class Server:
         signer = StateSigner(state_key(app.options.state_key))
         self.fleet = fleet_for(app.options.store)  # None: tasks and changes stay in this process
         store = self.fleet.store if self.fleet is not None else None
-        tasks = Tasks(store, limit=app.options.max_tasks)
+        options = app.options
+        tasks = Tasks(store, limit=options.max_tasks, per_caller=options.max_tasks_per_caller)
         self._leave_fleet: list[Callable[[], None]] = []
         self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks)
         self.read_uri = functools.partial(read_uri, self.runtime)

@@ -56,10 +56,13 @@ class TaskHandle:
 class Tasks:
     """The server's tasks: their store and the coroutines running them."""
 
-    def __init__(self, store: TaskStore | None = None, *, limit: int = 1_000) -> None:
+    def __init__(
+        self, store: TaskStore | None = None, *, limit: int = 1_000, per_caller: int = 100
+    ) -> None:
         self.store: TaskStore = store if store is not None else MemoryTaskStore()
         self.limit = limit  # tasks running at once (``ServerOptions.max_tasks``)
-        self._live: set[str] = set()  # tasks whose work runs and that have not settled
+        self.per_caller = per_caller  # of them, one caller's (``max_tasks_per_caller``)
+        self._live: dict[str, str | None] = {}  # running, unsettled tasks -> their owner
         self._running: dict[str, asyncio.Task[Any]] = {}
         self._wakers: dict[str, asyncio.Event] = {}
         self._records: dict[str, TaskRecord] = {}  # the records of the tasks running here
@@ -68,13 +71,8 @@ class Tasks:
 
     async def create(self, owner: str | None, ttl_ms: int | None, poll_ms: int) -> TaskHandle:
         """A new task record, readable by ``tasks/get`` when this returns; refused (``-32000``)
-        while ``limit`` tasks run."""
-        if len(self._live) >= self.limit:
-            raise ProtocolError(
-                f"Too many tasks running (at most {self.limit}); try again when one has finished",
-                {"maxTasks": self.limit},
-                code=-32000,
-            )
+        while ``limit`` tasks run, or ``per_caller`` of ``owner``'s."""
+        self._refuse_beyond_limits(owner)
         record = TaskRecord(owner, ttl_ms, poll_ms)
         await self.store.create(record)
         return TaskHandle(self, record)
@@ -83,12 +81,27 @@ class Tasks:
         """Run ``run()`` in the background as the task's work."""
         self.adopt(handle, asyncio.ensure_future(self.drive(handle, run)))
 
+    def _refuse_beyond_limits(self, owner: str | None) -> None:
+        if len(self._live) >= self.limit:
+            raise ProtocolError(
+                f"Too many tasks running (at most {self.limit}); try again when one has finished",
+                {"maxTasks": self.limit},
+                code=-32000,
+            )
+        if sum(1 for each in self._live.values() if each == owner) >= self.per_caller:
+            raise ProtocolError(
+                f"Too many tasks running for this caller (at most {self.per_caller}); "
+                "try again when one has finished",
+                {"maxTasksPerCaller": self.per_caller},
+                code=-32000,
+            )
+
     def adopt(self, handle: TaskHandle, running: asyncio.Task[Any]) -> None:
         """``running`` is the task's work from now on (cancelled with the task)."""
         task_id = handle.record.task_id
         self._running[task_id] = running
         self._records[task_id] = handle.record
-        self._live.add(task_id)
+        self._live[task_id] = handle.record.owner
         running.add_done_callback(lambda _: self._ended(task_id))
         lease = self.store.lease_s
         if lease is not None and (self._renewing is None or self._renewing.done()):
@@ -144,7 +157,7 @@ class Tasks:
     def _ended(self, task_id: str) -> None:
         self._running.pop(task_id, None)
         self._records.pop(task_id, None)
-        self._live.discard(task_id)
+        self._live.pop(task_id, None)
 
     def _saved(self, record: TaskRecord) -> None:
         local = self._records.get(record.task_id)
@@ -154,7 +167,7 @@ class Tasks:
         if waker is not None:
             waker.set()
         if record.terminal:
-            self._live.discard(record.task_id)  # settled: no longer counts (may still unwind)
+            self._live.pop(record.task_id, None)  # settled: no longer counts (may still unwind)
             self._wakers.pop(record.task_id, None)
             running = self._running.get(record.task_id)
             if running is not None and running is not asyncio.current_task():
