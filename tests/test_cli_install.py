@@ -19,6 +19,19 @@ from mcpkit.cli.clients import LocationError, location
 
 PYTHON = os.path.abspath(sys.executable)
 TARGET = f"{ROOT / 'examples' / 'build_app.py'}:app"
+
+
+NO_TOMLLIB = sys.version_info < (3, 11)  # Python 3.10: no TOML reader in the standard library
+
+
+def assert_needs_tomllib(path: Path, *args: str) -> None:
+    """On Python 3.10 editing Codex's ``config.toml`` is refused (exit 2, a clear message) and
+    ``path`` is left as it was: what every TOML-editing test checks there instead."""
+    before = path.read_text(encoding="utf-8") if path.exists() else None
+    assert_usage_error(mcpkit(*args), args[0], "needs Python 3.11 or later", "--print codex")
+    assert (path.read_text(encoding="utf-8") if path.exists() else None) == before
+
+
 ARGS = ["-m", "mcpkit", "run", TARGET]
 ENTRY = {"command": PYTHON, "args": ARGS}
 OTHER = {"command": "node", "args": ["other.js"]}
@@ -84,12 +97,18 @@ def test_claude_code_user_scope_keeps_the_rest_of_claude_json(home: Path) -> Non
 
 
 def test_codex_appends_a_table_to_config_toml(home: Path) -> None:
+    if NO_TOMLLIB:
+        return assert_needs_tomllib(home / ".codex" / "config.toml", "install", "codex", BUILD_APP)
     assert mcpkit("install", "codex", BUILD_APP).exit_code == 0
     assert (home / ".codex" / "config.toml").read_text(encoding="utf-8") == toml_table()
 
 
 def test_codex_home_is_honoured(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CODEX_HOME", str(home / "elsewhere"))
+    if NO_TOMLLIB:
+        return assert_needs_tomllib(
+            home / "elsewhere" / "config.toml", "install", "codex", BUILD_APP
+        )
     assert mcpkit("install", "codex", BUILD_APP).exit_code == 0
     assert (home / "elsewhere" / "config.toml").read_text(encoding="utf-8") == toml_table()
 
@@ -215,6 +234,8 @@ def test_codex_merge_keeps_every_byte_and_a_backup(home: Path) -> None:
     path = home / ".codex" / "config.toml"
     path.parent.mkdir()
     path.write_text(CODEX_BEFORE, encoding="utf-8")
+    if NO_TOMLLIB:
+        return assert_needs_tomllib(path, "install", "codex", BUILD_APP, "--env", "A=1")
     assert mcpkit("install", "codex", BUILD_APP, "--env", "A=1").exit_code == 0
     assert path.read_text(encoding="utf-8") == CODEX_BEFORE + "\n" + toml_table(
         env='env = { A = "1" }\n'
@@ -226,6 +247,8 @@ def test_codex_same_name_and_force(home: Path) -> None:
     path = home / ".codex" / "config.toml"
     path.parent.mkdir()
     path.write_text(CODEX_BEFORE, encoding="utf-8")
+    if NO_TOMLLIB:
+        return assert_needs_tomllib(path, "install", "codex", BUILD_APP, "--name", "other")
     result = mcpkit("install", "codex", BUILD_APP, "--name", "other")
     assert result.exit_code == 1
     assert "already has a server named 'other'; --force replaces it" in result.stderr
@@ -267,6 +290,8 @@ def test_a_malformed_file_is_an_error_and_nothing_is_written(
     path = home / relative
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
+    if client == "codex" and NO_TOMLLIB:
+        return assert_needs_tomllib(path, "install", client, BUILD_APP)
     assert_usage_error(mcpkit("install", client, BUILD_APP), "install", str(path), message)
     assert path.read_text(encoding="utf-8") == text
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
@@ -379,6 +404,8 @@ def test_uninstall_codex_restores_the_file_byte_for_byte(home: Path) -> None:
     path = home / ".codex" / "config.toml"
     path.parent.mkdir()
     path.write_text(CODEX_BEFORE, encoding="utf-8")
+    if NO_TOMLLIB:
+        return assert_needs_tomllib(path, "uninstall", "codex", "other")
     mcpkit("install", "codex", BUILD_APP, "--env", "A=1")
     assert mcpkit("uninstall", "codex", "builder").exit_code == 0
     assert path.read_text(encoding="utf-8") == CODEX_BEFORE
@@ -387,6 +414,9 @@ def test_uninstall_codex_restores_the_file_byte_for_byte(home: Path) -> None:
 def test_uninstall_codex_removes_exactly_the_tables_of_that_server(home: Path) -> None:
     path = home / ".codex" / "config.toml"
     path.parent.mkdir()
+    if NO_TOMLLIB:
+        path.write_text(CODEX_BEFORE, encoding="utf-8")
+        return assert_needs_tomllib(path, "uninstall", "codex", "other")
     path.write_text(CODEX_BEFORE + '\n# the next one\n[profiles.fast]\nmodel = "x"\n', "utf-8")
     assert mcpkit("uninstall", "codex", "other").exit_code == 0
     assert path.read_text(encoding="utf-8") == (
@@ -400,6 +430,8 @@ def test_uninstall_refuses_what_it_cannot_remove_cleanly(home: Path) -> None:
     path.parent.mkdir()
     text = '[mcp_servers]\nother = { command = "node" }\n'
     path.write_text(text, encoding="utf-8")
+    if NO_TOMLLIB:
+        return assert_needs_tomllib(path, "uninstall", "codex", "other")
     assert_usage_error(mcpkit("uninstall", "codex", "other"), "uninstall", "edit it by hand")
     assert path.read_text(encoding="utf-8") == text
 
@@ -417,5 +449,7 @@ def test_uninstall_a_malformed_file(home: Path) -> None:
     path = home / ".codex" / "config.toml"
     path.parent.mkdir()
     path.write_text("[mcp_servers.x\n", encoding="utf-8")
+    if NO_TOMLLIB:
+        return assert_needs_tomllib(path, "uninstall", "codex", "x")
     assert_usage_error(mcpkit("uninstall", "codex", "x"), "uninstall", "is not valid TOML")
     assert path.read_text(encoding="utf-8") == "[mcp_servers.x\n"
