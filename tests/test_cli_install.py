@@ -21,6 +21,18 @@ PYTHON = os.path.abspath(sys.executable)
 TARGET = f"{ROOT / 'examples' / 'build_app.py'}:app"
 
 
+TRAILING_COMMA = '{"mcpServers": {},}'
+
+
+def json_error(text: str) -> str:
+    """What this Python's ``json`` says of ``text`` (its wording differs between versions)."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"{exc.msg}, line {exc.lineno}, column {exc.colno}"
+    raise AssertionError(f"{text!r} is valid JSON")
+
+
 NO_TOMLLIB = sys.version_info < (3, 11)  # Python 3.10: no TOML reader in the standard library
 
 
@@ -264,9 +276,10 @@ def test_codex_same_name_and_force(home: Path) -> None:
         (
             "cursor",
             ".cursor/mcp.json",
-            '{"mcpServers": {},}',
-            "is not valid JSON (Expecting property name enclosed in double quotes, line 1, "
-            "column 19; comments and trailing commas are not JSON); nothing written",
+            TRAILING_COMMA,
+            "is not valid JSON ("
+            + json_error(TRAILING_COMMA)
+            + "; comments and trailing commas are not JSON); nothing written",
         ),
         ("vscode", "xdg/Code/User/mcp.json", "[1]", "does not hold a JSON object; nothing written"),
         (
