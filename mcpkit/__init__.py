@@ -25,6 +25,7 @@ from mcpkit.exceptions import (
     MCPKitError,
     ProtocolError,
     ResourceNotFound,
+    SettingsError,
     ToolError,
 )
 from mcpkit.middleware import Call
@@ -48,6 +49,7 @@ __all__ = [
     "ResourceLink",
     "ResourceNotFound",
     "ServerOptions",
+    "SettingsError",
     "Text",
     "Tool",
     "ToolAnnotations",

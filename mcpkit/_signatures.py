@@ -159,24 +159,37 @@ class Parameters:
     context_names: tuple[str, ...]
     returns: Any
     description: str | None
+    settings_names: tuple[str, ...] = ()
 
 
 def parameters(
-    fn: Callable[..., Any], signature: inspect.Signature, where: str, *, publish: bool = True
+    fn: Callable[..., Any],
+    signature: inspect.Signature,
+    where: str,
+    *,
+    publish: bool = True,
+    settings_type: Any = None,
 ) -> Parameters:
     """Resolve a checked signature into published and injected parameters.
 
-    ``publish=False`` (a tool with an explicit input schema) publishes none of them.
+    ``publish=False`` (a tool with an explicit input schema) publishes none of them. A parameter
+    annotated with ``settings_type`` (the App's settings class) is injected, like ``Context``.
     """
     hints = resolve_hints(fn, where)
     doc = parse_docstring(fn.__doc__)
     context_names = tuple(n for n in signature.parameters if is_context(hints.get(n)))
+    settings_names = tuple(
+        n
+        for n in signature.parameters
+        if settings_type is not None and hints.get(n) is settings_type
+    )
     params = [
         Param(name, hints[name], p.default, doc.params.get(name))
         for name, p in signature.parameters.items()
-        if name not in context_names and publish
+        if name not in context_names and name not in settings_names and publish
     ]
-    return Parameters(params, context_names, hints.get("return", EMPTY), doc.description)
+    returns, text = hints.get("return", EMPTY), doc.description
+    return Parameters(params, context_names, returns, text, settings_names)
 
 
 class Definition:
@@ -190,6 +203,7 @@ class Definition:
 
     blocking = True  # a sync function may block: it runs in a worker thread, off the loop
     listed_in = ""  # the list it is in: "tools", "resources" or "prompts"
+    settings_type: Any = None  # the App's settings class (set by App): such parameters are injected
 
     def __init__(
         self,
@@ -217,7 +231,13 @@ class Definition:
 
     @cached_property
     def _parameters(self) -> Parameters:
-        return parameters(self.fn, self.signature, self.label, publish=self._publish)
+        return parameters(
+            self.fn,
+            self.signature,
+            self.label,
+            publish=self._publish,
+            settings_type=self.settings_type,
+        )
 
     async def invoke(
         self, kwargs: dict[str, Any], context: Context | None, workers: Workers
@@ -227,6 +247,8 @@ class Definition:
         was declared ``blocking=False``)."""
         for name in self._parameters.context_names:
             kwargs[name] = context
+        for name in self._parameters.settings_names:
+            kwargs[name] = None if context is None else context.settings
         if self.is_async:
             return await self.fn(**kwargs)
         if not self.blocking:

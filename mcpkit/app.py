@@ -20,6 +20,7 @@ from mcpkit.middleware import Middleware
 from mcpkit.options import ServerOptions
 from mcpkit.prompts import Prompt, PromptOptions
 from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
+from mcpkit.settings import SettingsSources, SettingsSpec
 from mcpkit.tools import Tool, ToolOptions
 
 if TYPE_CHECKING:  # for App.asgi's signature only (allow-listed: the module loads on call)
@@ -42,7 +43,9 @@ class App:
 
     ``version`` is your app's own version (it is sent as ``serverInfo.version``). How the
     server speaks the protocol (error masking, pagination, caching hints, the ``requestState``
-    key) is ``options``, a :class:`ServerOptions`.
+    key) is ``options``, a :class:`ServerOptions`. What the server itself is configured with
+    (an API key, a base URL) is ``settings``, a model, dataclass or TypedDict read from the
+    environment with ``settings_prefix`` (see :mod:`mcpkit.settings` and ``docs/settings.md``).
     """
 
     def __init__(
@@ -58,6 +61,8 @@ class App:
         lifespan: Lifespan | None = None,
         options: ServerOptions | None = None,
         middleware: Iterable[Middleware] = (),
+        settings: type[Any] | None = None,
+        settings_prefix: str | None = None,
     ) -> None:
         self.name = name
         self.version = version
@@ -69,6 +74,9 @@ class App:
         self.lifespan: Lifespan = lifespan or _no_lifespan
         self.options = options if options is not None else ServerOptions()
         self.completer: Completer | None = None
+        self.settings_spec = (
+            None if settings is None else SettingsSpec(settings, settings_prefix, name)
+        )
         self._tools: dict[str, Tool] = {}
         self._resources: dict[str, Resource] = {}
         self._templates: dict[str, ResourceTemplate] = {}
@@ -97,6 +105,20 @@ class App:
         }
         info.update({k: v for k, v in optional.items() if v})
         return info
+
+    @property
+    def settings(self) -> Any:
+        """The validated settings (``None`` without ``settings=``), loaded on first use."""
+        return None if self.settings_spec is None else self.settings_spec.current()
+
+    def load_settings(
+        self, values: Mapping[str, Any] | None = None, /, **sources: Unpack[SettingsSources]
+    ) -> Any:
+        """Validate the settings from ``env_file``, ``environ`` (default ``os.environ``) and
+        ``values``; keep and return them, or raise :class:`~mcpkit.SettingsError`."""
+        if self.settings_spec is None:
+            raise ValueError(f"App {self.name!r} has no settings (pass settings=... to App)")
+        return self.settings_spec.load(values, **sources)
 
     # -------------------------------------------------------------------------- tools
 
@@ -273,6 +295,8 @@ class App:
             raise DefinitionError(f"{what} {key!r} is defined twice{hint}")
         registry[key] = item
         self.switches.added(item)
+        if self.settings_spec is not None:  # a parameter of this type is injected
+            item.settings_type = self.settings_spec.cls
 
     def remove_tool(self, name: str) -> None:
         """Remove a tool (clients that listen are told the list changed)."""
@@ -349,6 +373,8 @@ class App:
             raise ValueError("App.run() serves stdio; for HTTP serve app.asgi() with uvicorn")
         from mcpkit.transports.stdio import run_stdio
 
+        if self.settings_spec is not None:
+            self.settings_spec.current_or_exit()  # validated before serving: invalid exits 2
         sys.stderr.write(
             f"mcpkit: serving {self.summary} over stdio; waiting for a client on stdin\n"
         )

@@ -97,6 +97,10 @@ class ContextBackend(Protocol):
     transport: Literal["stdio", "http", "memory"]
     session: Any
 
+    @property
+    def settings(self) -> Any:
+        """The App's validated settings instance, else ``None``."""
+
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """Send ``notifications/progress`` if the request carried a progress token."""
 
@@ -156,6 +160,11 @@ class Context:
     def state(self) -> Any:
         """What the ``App``'s lifespan yielded (``None`` without a lifespan)."""
         return self._scope.state
+
+    @property
+    def settings(self) -> Any:
+        """The App's validated settings instance (``App(settings=...)``), else ``None``."""
+        return self._scope.settings
 
     @property
     def principal(self) -> Any:

@@ -136,6 +136,7 @@ class RequestContext:
         "request_id",
         "send",
         "session",
+        "settings_spec",
         "state",
         "stateless",
         "task",
@@ -159,6 +160,7 @@ class RequestContext:
         reader: Reader | None = None,
         meta: dict[str, Any] | None = None,
         transport: Transport = "stdio",
+        settings_spec: Any = None,
     ) -> None:
         self.request_id = request_id
         self.protocol_version = protocol_version
@@ -169,6 +171,7 @@ class RequestContext:
         self.log_level = log_level
         self.progress_token = progress_token
         self.state = state
+        self.settings_spec = settings_spec  # the App's SettingsSpec, else None
         self.session: Any = session  # the handshake-era Session, None for stateless requests
         caller = current_caller.get()
         self.principal: Any = caller.principal if principal is _FROM_CONTEXT else principal
@@ -183,6 +186,12 @@ class RequestContext:
         self._asked = 0
         self.task: Any = None  # a running task's TaskHandle (protocol.tasks.runner)
         self.becomes_task: Callable[[], Awaitable[None]] | None = None
+
+    @property
+    def settings(self) -> Any:
+        """The App's validated settings (read on first use), else ``None``."""
+        spec = self.settings_spec
+        return None if spec is None else spec.current()
 
     async def continue_as_task(self) -> None:
         """Answer the request with a task now and run on in the background (only a tool
@@ -254,6 +263,7 @@ def stateless_context(
     state: Any,
     reader: Reader,
     transport: Transport,
+    settings_spec: Any = None,
 ) -> RequestContext:
     """A stateless-era request's context, from its ``_meta``: ``-32602`` when ``_meta`` lacks
     the version or the capabilities or names an unknown log level, ``-32022`` for a version
@@ -278,6 +288,7 @@ def stateless_context(
         reader=reader,
         meta=meta,
         transport=transport,
+        settings_spec=settings_spec,
     )
 
 
@@ -297,6 +308,7 @@ def handshake_context(
         log_level=session.log_level,
         progress_token=progress_token(meta),
         state=session.server.state,
+        settings_spec=session.server.app.settings_spec,
         session=session,
         reader=reader,
         meta=meta if isinstance(meta, dict) else None,

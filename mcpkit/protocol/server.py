@@ -373,6 +373,7 @@ class Session(Connection):
             params.get("_meta"),
             send=_request_send.get() or self.send,
             state=self.server.state,
+            settings_spec=self.server.app.settings_spec,
             reader=self.server.read_uri,
             transport=self.transport,
         )
