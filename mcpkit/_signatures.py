@@ -153,13 +153,17 @@ def declared_context(fn: Callable[..., Any], annotation: Any) -> bool:
 
 @frozen
 class Parameters:
-    """A compiled signature: published parameters, injected ones, return hint, prose."""
+    """A compiled signature: published parameters, injected ones, return hint, prose.
+
+    ``injected`` lists the ``Context`` and settings parameters, in order, as ``(name, True)``
+    for a settings one: what ``invoke`` fills in, in one loop.
+    """
 
     params: list[Param]
     context_names: tuple[str, ...]
     returns: Any
     description: str | None
-    settings_names: tuple[str, ...] = ()
+    injected: tuple[tuple[str, bool], ...] = ()
 
 
 def parameters(
@@ -189,7 +193,12 @@ def parameters(
         if name not in context_names and name not in settings_names and publish
     ]
     returns, text = hints.get("return", EMPTY), doc.description
-    return Parameters(params, context_names, returns, text, settings_names)
+    injected = tuple(
+        (name, name in settings_names)
+        for name in signature.parameters
+        if name in context_names or name in settings_names
+    )
+    return Parameters(params, context_names, returns, text, injected)
 
 
 class Definition:
@@ -242,13 +251,11 @@ class Definition:
     async def invoke(
         self, kwargs: dict[str, Any], context: Context | None, workers: Workers
     ) -> Any:
-        """Call the function with validated ``kwargs`` and ``context`` in its ``Context``
-        parameters: a coroutine function on the loop, a sync one in a worker (on the loop when it
-        was declared ``blocking=False``)."""
-        for name in self._parameters.context_names:
-            kwargs[name] = context
-        for name in self._parameters.settings_names:
-            kwargs[name] = None if context is None else context.settings
+        """Call the function with validated ``kwargs``, ``context`` in its ``Context``
+        parameters and ``context.settings`` in its settings ones: a coroutine function on the
+        loop, a sync one in a worker (on the loop when it was declared ``blocking=False``)."""
+        for name, settings in self._parameters.injected:
+            kwargs[name] = context if not settings or context is None else context.settings
         if self.is_async:
             return await self.fn(**kwargs)
         if not self.blocking:

@@ -298,6 +298,7 @@ def handshake_context(
     """A handshake-era request's context, from its session's facts (``initialize`` included:
     its version is the one the session is about to agree)."""
     meta = params.get("_meta")
+    server = session.server
     return RequestContext(
         request_id=request_id,
         protocol_version=session.version or negotiate(params.get("protocolVersion")),
@@ -307,8 +308,8 @@ def handshake_context(
         send=send,
         log_level=session.log_level,
         progress_token=progress_token(meta),
-        state=session.server.state,
-        settings_spec=session.server.app.settings_spec,
+        state=server.state,
+        settings_spec=server.settings_spec,
         session=session,
         reader=reader,
         meta=meta if isinstance(meta, dict) else None,

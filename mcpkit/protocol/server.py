@@ -112,6 +112,7 @@ class Server:
         self.read_uri = functools.partial(read_uri, self.runtime)
         self.step_up = functools.partial(step_up, app)  # (incoming, session) -> scopes to challenge
         self.state: Any = None
+        self.settings_spec = app.settings_spec  # what each request's ctx.settings reads
         self._capabilities: dict[bool, dict[str, Any]] = {}
         self._generation = 0  # bumped by every change that may alter the capabilities
         self._lifespan: contextlib.AsyncExitStack | None = None
@@ -373,7 +374,7 @@ class Session(Connection):
             params.get("_meta"),
             send=_request_send.get() or self.send,
             state=self.server.state,
-            settings_spec=self.server.app.settings_spec,
+            settings_spec=self.server.settings_spec,
             reader=self.server.read_uri,
             transport=self.transport,
         )
