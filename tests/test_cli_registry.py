@@ -226,3 +226,31 @@ def test_both_outputs_is_a_usage_error(tmp_path: Path) -> None:
         "registry",
         "use either -o/--output or --check, not both",
     )
+
+
+def test_the_readme_is_the_one_pyproject_names(tmp_path: Path) -> None:
+    pyproject = PYPROJECT.replace("[project]\n", '[project]\nreadme = { file = "docs/PYPI.md" }\n')
+    target = project(tmp_path, pyproject, readme=README)  # README.md names it: not the one
+    (tmp_path / "docs").mkdir()
+    result = mcpkit("registry", target, "--pyproject", str(tmp_path / "pyproject.toml"))
+    if needs_tomllib(result, "registry"):
+        return
+    assert result.stderr == (
+        f"mcpkit registry: warning: {tmp_path / 'docs' / 'PYPI.md'} lacks the line "
+        "`mcp-name: io.github.acme/server`, which the MCP Registry reads on PyPI to prove the "
+        "package is this server's (an HTML comment hides it: <!-- mcp-name: ... -->)\n"
+    )
+    (tmp_path / "docs" / "PYPI.md").write_text(README, encoding="utf-8")
+    result = mcpkit("registry", target, "--pyproject", str(tmp_path / "pyproject.toml"))
+    assert (result.exit_code, result.stderr) == (0, "")
+
+
+def test_without_any_readme_the_warning_names_readme_md(tmp_path: Path) -> None:
+    target = project(tmp_path)
+    result = mcpkit("registry", target, "--pyproject", str(tmp_path / "pyproject.toml"))
+    if needs_tomllib(result, "registry"):
+        return
+    assert result.exit_code == 0
+    assert result.stderr.startswith(
+        f"mcpkit registry: warning: {tmp_path / 'README.md'} lacks the line "
+    )
