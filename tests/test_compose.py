@@ -274,6 +274,22 @@ def test_a_clash_names_both_sources_now_and_on_a_later_add() -> None:
     assert "notes://board" not in notes.resources  # the included app did not change either
 
 
+def test_two_included_apps_that_clash_are_both_named() -> None:
+    main, left, right = App("main", "1"), App("left", "1"), App("right", "1")
+    left.add_prompt(lambda: "l", name="greet")
+    right.add_prompt(lambda: "r", name="greet")
+    main.include(left, prefix=None)
+    with pytest.raises(DefinitionError) as caught:
+        main.include(right, prefix=None)
+    assert str(caught.value) == (
+        "prompt 'greet' is defined twice in app 'main': prompt 'greet' (prompt 'greet' of app "
+        "'left') and prompt 'greet' (prompt 'greet' of app 'right'); choose another name or prefix"
+    )
+    assert right._includers == []  # refused before anything changed
+    main.include(right, prefix="r")
+    assert list(main.prompts) == ["greet", "r_greet"]
+
+
 def test_includes_that_cannot_work_are_refused() -> None:
     a, b, c = App("a", "1"), App("b", "1"), App("c", "1")
     a.include(b, prefix="b")
@@ -354,6 +370,27 @@ def test_a_listen_stream_hears_an_included_apps_changes() -> None:
             ]
             await client.notify("notifications/cancelled", {"requestId": 9})
             assert await asyncio.wait_for(stream, 2) is None
+
+    run(scenario)
+
+
+def test_a_subscribed_session_hears_an_included_resources_update_at_its_uri() -> None:
+    main, notes = main_app(uri_prefix="team")
+
+    async def scenario() -> None:
+        async with Client(main) as client:
+            await client.request("resources/subscribe", {"uri": "notes://team/board"})
+            client.notifications.clear()
+            notes.notify_resource_updated("notes://board")
+            notes.notify_resource_updated("notes://elsewhere")  # not subscribed
+            await settle()
+            assert client.notifications == [
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/resources/updated",
+                    "params": {"uri": "notes://team/board"},
+                }
+            ]
 
     run(scenario)
 

@@ -59,16 +59,22 @@ def test_nested_includes_keep_each_apps_state_and_order_lifespans(version: str) 
 
     async def scenario() -> None:
         async with Client(a, protocol_version=version) as client:
-            assert [t["name"] for t in await client.list_tools()] == [
-                "state",
-                "b_state",
-                "b_c_state",
-            ]
-            seen = [(await client.call_tool(n)).data for n in ("state", "b_state", "b_c_state")]
+            names = ["state", "b_state", "b_c_state"]
+            assert [t["name"] for t in await client.list_tools()] == names
+            seen = [(await client.call_tool(n)).data for n in names]
             assert seen == ["a state", "b state", "c state"]
+            client.notifications.clear()
             c.add_tool(lambda: "new", name="late")  # two levels down, heard at the top
-            await settle()
             assert (await client.call_tool("b_c_late")).data == "new"
+            c.disable(name="state")  # ... and so is a switch
+            await settle()
+            left = ["state", "b_state", "b_c_late"]
+            assert [t["name"] for t in await client.list_tools()] == left
+            if version == HANDSHAKE:
+                assert [n["method"] for n in client.notifications] == [
+                    "notifications/tools/list_changed",
+                    "notifications/tools/list_changed",
+                ]
 
     run(scenario)
     assert log == ["enter c", "enter b", "enter a", "exit a", "exit b", "exit c"]
