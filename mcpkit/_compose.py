@@ -162,9 +162,10 @@ def _origin_of(definition: Any) -> Any:
 
 def check_prefix(prefix: object) -> None:
     """A tool-name prefix: characters a tool name may have (MCP 2025-11-25)."""
-    if prefix is not None and not (isinstance(prefix, str) and NAME.fullmatch(prefix)):
+    fits = isinstance(prefix, str) and len(prefix) <= 126 and NAME.fullmatch(prefix)
+    if prefix is not None and not fits:  # 126: room for the separator and a name
         raise DefinitionError(
-            f"include: prefix {prefix!r} must be 1-127 characters of A-Z a-z 0-9 _ - . (the "
+            f"include: prefix {prefix!r} must be 1-126 characters of A-Z a-z 0-9 _ - . (the "
             "characters of a tool name, MCP 2025-11-25), or None to keep the names"
         )
 
