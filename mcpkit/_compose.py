@@ -356,7 +356,8 @@ def include(parent: Any, child: Any, prefix: str | None, uri_prefix: str | None)
     check_uri_prefix(uri_prefix)
     refuse_include(parent, child)
     link = Include(parent, child, prefix, uri_prefix)
-    _merged_extensions([*declared_extensions(parent).items()], declared_extensions(child))
+    for above in _including(parent):  # every server that will serve it declares them all
+        _merged_extensions([*declared_extensions(above).items()], declared_extensions(child))
     entries = list(_entries(child))
     for what, key, item in entries:
         link.check(what, key, item)
@@ -366,6 +367,14 @@ def include(parent: Any, child: Any, prefix: str | None, uri_prefix: str | None)
         link.added(what, key, item)
     for kind in ("tools", "resources", "prompts", "capabilities"):
         parent._changed(kind)
+
+
+def _including(app: Any) -> list[Any]:
+    """``app`` and every app that includes it, directly or not."""
+    found = [app]
+    for link in app._includers:
+        found += [each for each in _including(link.parent) if each not in found]
+    return found
 
 
 # -------------------------------------------------------------------- serving, reading

@@ -247,6 +247,15 @@ def test_task_tools_and_extensions_of_included_apps_are_declared() -> None:
         "extension 'com.example/a' is declared with settings {'v': 1} and, by an included app, "
         "{'v': 2}; a server declares each extension once"
     )
+    top = App("top", "1", options=ServerOptions(extensions={"com.example/c": {}}))
+    top.include(main, prefix="m")  # a clash with what an app above declares is refused too
+    deeper = App("c", "1", options=ServerOptions(extensions={"com.example/c": {"x": 1}}))
+    with pytest.raises(DefinitionError) as caught:
+        part.include(deeper, prefix="c")
+    assert str(caught.value) == (
+        "extension 'com.example/c' is declared with settings {} and, by an included app, "
+        "{'x': 1}; a server declares each extension once"
+    )
     with Client(main, protocol_version=STATELESS) as client:  # no tasks declared: inline
         assert client.call_tool("p_long").data == "done with part state"
     declaring: dict[str, Any] = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
