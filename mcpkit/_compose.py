@@ -255,6 +255,8 @@ class Include:
         parent serves it)."""
         if kind == "resource" and uri is not None:
             if self.uri_prefix is not None:
+                if _SCHEME.match(uri) is None:
+                    return  # no definition the parent serves has this URI
                 uri = prefixed_uri(uri, self.uri_prefix, "resource update")
             self.parent.notify_resource_updated(uri)
         else:

@@ -383,6 +383,7 @@ def test_a_subscribed_session_hears_an_included_resources_update_at_its_uri() ->
             client.notifications.clear()
             notes.notify_resource_updated("notes://board")
             notes.notify_resource_updated("notes://elsewhere")  # not subscribed
+            notes.notify_resource_updated("no-scheme")  # no URI it serves: nothing to say
             await settle()
             assert client.notifications == [
                 {
