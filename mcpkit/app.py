@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from typing_extensions import Unpack
 
+from mcpkit import _compose
 from mcpkit._availability import Switches
 from mcpkit._directory import directory_reader
 from mcpkit._signatures import Definition
@@ -76,6 +77,8 @@ class App:
         self._listeners: list[Listener] = []
         self._broadcasts: list[Listener] = []  # the fleet's buses (shared store servers)
         self.switches = Switches()  # enable/disable rules; who may be hidden from whom
+        self._includes: list[_compose.Include] = []  # the apps this one includes
+        self._includers: list[_compose.Include] = []  # the apps that include this one
         self.middleware_chain: tuple[Middleware, ...] = ()  # the first is the outermost
         for each in middleware:
             self.middleware(each)
@@ -175,10 +178,9 @@ class App:
 
     def remove_resource(self, uri: str) -> None:
         """Remove a resource or template by its URI (template) string."""
-        removed = self._resources.pop(uri, None) or self._templates.pop(uri, None)
-        if removed is None:
+        if uri not in self._resources and uri not in self._templates:
             raise KeyError(f"no resource or template {uri!r}")
-        self.switches.removed(removed)
+        _compose.remove(self, "resource" if uri in self._resources else "resource template", uri)
         self._changed("resources")
 
     @property
@@ -245,10 +247,9 @@ class App:
         return prompt
 
     def remove_prompt(self, name: str) -> None:
-        removed = self._prompts.pop(name, None)
-        if removed is None:
+        if name not in self._prompts:
             raise KeyError(f"no prompt named {name!r}")
-        self.switches.removed(removed)
+        _compose.remove(self, "prompt", name)
         self._changed("prompts")
 
     @property
@@ -269,17 +270,14 @@ class App:
     def _add_unique(
         self, registry: dict[str, Any], key: str, item: Definition, what: str, hint: str = ""
     ) -> None:
-        if key in registry:
-            raise DefinitionError(f"{what} {key!r} is defined twice{hint}")
-        registry[key] = item
-        self.switches.added(item)
+        _compose.admit(self, what, key, item, hint)  # here, and in the apps including this one
+        _compose.put(self, what, key, item)
 
     def remove_tool(self, name: str) -> None:
         """Remove a tool (clients that listen are told the list changed)."""
-        removed = self._tools.pop(name, None)
-        if removed is None:
+        if name not in self._tools:
             raise KeyError(f"no tool named {name!r}")
-        self.switches.removed(removed)
+        _compose.remove(self, "tool", name)
         self._changed("tools")
 
     @property
@@ -301,7 +299,10 @@ class App:
         self._switch(True, name, tags)
 
     def _switch(self, enabled: bool, name: str | None, tags: Iterable[str] | None) -> None:
-        changed = self.switches.switch(enabled, name, tags, self.definitions())
+        self._switched(self.switches.switch(enabled, name, tags, self.definitions()))
+
+    def _switched(self, changed: set[Any]) -> None:
+        _compose.refresh_includers(self)  # their views of what changed here (heard through us)
         kinds = {definition.listed_in for definition in changed}
         for kind in ("tools", "resources", "prompts"):
             if kind in kinds:
@@ -318,8 +319,21 @@ class App:
                 f"middleware {getattr(fn, '__qualname__', fn)!r} must be an async function "
                 "taking (call, call_next)"
             )
+        if self._includers:
+            raise DefinitionError(f"app {self.name!r} is included in another app; {_NO_MW}")
         self.middleware_chain = (*self.middleware_chain, fn)
         return fn
+
+    # ------------------------------------------------------------------------ include
+
+    def include(self, other: App, /, *, prefix: str | None, uri_prefix: str | None = None) -> None:
+        """Serve ``other``'s definitions from this app too: tools and prompts as
+        ``{prefix}_{name}`` (``prefix=None`` keeps the names), resources and templates at their
+        URIs, or with ``uri_prefix="p"`` at ``scheme://p/...``. Later changes to ``other``
+        show here (clients hear ``list_changed``); a clash, now or later, is a
+        :class:`DefinitionError` naming both. ``other``'s tools see its own lifespan's state;
+        its lifespan starts before this app's. See ``docs/composition.md``."""
+        _compose.include(self, other, prefix, uri_prefix)
 
     # ------------------------------------------------------------------------ compile
 
@@ -406,6 +420,8 @@ class App:
     def _changed(self, kind: str, uri: str | None = None) -> None:
         for listener in list(self._listeners):
             listener(kind, uri)
+        for link in self._includers:
+            link.forward(kind, uri)
 
 
 def _registrar(add: Callable[[Callable[..., Any]], object]) -> Callable[[F], F]:
@@ -416,6 +432,9 @@ def _registrar(add: Callable[[Callable[..., Any]], object]) -> Callable[[F], F]:
         return fn
 
     return register
+
+
+_NO_MW = "its middleware would not run (register middleware on the including app)"
 
 
 @contextlib.asynccontextmanager

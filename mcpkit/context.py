@@ -26,7 +26,14 @@ from mcpkit.protocol.versions import elicitation_modes
 from mcpkit.schema import elicitation_schema
 from mcpkit.types import RequestId
 
-__all__ = ["LOG_LEVELS", "Context", "ContextBackend", "ElicitResult", "RequestHeaders"]
+__all__ = [
+    "LOG_LEVELS",
+    "Context",
+    "ContextBackend",
+    "ElicitResult",
+    "Lifespans",
+    "RequestHeaders",
+]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "x-api-key"})
@@ -113,6 +120,16 @@ class ContextBackend(Protocol):
         """Answer the request with a task and run on in the background, if it may."""
 
 
+class Lifespans:
+    """What the lifespans of an App that includes others yielded, for one server: ``own`` is
+    the App's own state, ``of`` maps each App (itself and every one it includes) to its own."""
+
+    __slots__ = ("of", "own")
+
+    def __init__(self, own: Any, of: Mapping[Any, Any]) -> None:
+        self.own, self.of = own, of
+
+
 class Context:
     """What a running tool (or resource, or prompt) may ask of the client and server."""
 
@@ -154,8 +171,10 @@ class Context:
 
     @property
     def state(self) -> Any:
-        """What the ``App``'s lifespan yielded (``None`` without a lifespan)."""
-        return self._scope.state
+        """What the ``App``'s lifespan yielded (``None`` without a lifespan); in a definition of
+        an included app, what that app's own lifespan yielded."""
+        state = self._scope.state
+        return state.own if type(state) is Lifespans else state
 
     @property
     def principal(self) -> Any:

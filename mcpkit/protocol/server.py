@@ -26,6 +26,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from mcpkit._compose import enter_lifespans
 from mcpkit._workers import Workers
 from mcpkit.app import App
 from mcpkit.exceptions import (
@@ -142,7 +143,7 @@ class Server:
         if self._lifespan is None:
             await self._join_fleet()
             self._lifespan = contextlib.AsyncExitStack()
-            self.state = await self._lifespan.enter_async_context(self.app.lifespan(self.app))
+            self.state = await enter_lifespans(self.app, self._lifespan)
 
     async def end_streams(self) -> None:
         """Answer every open ``subscriptions/listen`` request (a graceful shutdown)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcpkit._compose import declared_extensions
 from mcpkit._extensions import TASKS
 from mcpkit.app import App
 from mcpkit.context import LOG_LEVELS
@@ -35,7 +36,7 @@ def capabilities(app: App, *, stateless: bool = False) -> dict[str, Any]:
         caps["prompts"] = {"listChanged": True}
     if can_complete(app):
         caps["completions"] = {}
-    extensions = {key: dict(value) for key, value in (app.options.extensions or {}).items()}
+    extensions = {key: dict(value) for key, value in declared_extensions(app).items()}
     if stateless and any(tool.task != "forbidden" for tool in app.tools.values()):
         extensions[TASKS] = {}
     if extensions:
