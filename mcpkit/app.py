@@ -15,6 +15,7 @@ from typing_extensions import Unpack
 from mcpkit._availability import Switches
 from mcpkit._directory import directory_reader
 from mcpkit._signatures import Definition
+from mcpkit._ui import UiOptions, UiResource, check_link
 from mcpkit.exceptions import DefinitionError
 from mcpkit.middleware import Middleware
 from mcpkit.options import ServerOptions
@@ -123,6 +124,8 @@ class App:
         never blocks), and ``timeout`` (seconds; see :class:`ToolOptions`).
         """
         tool = Tool(fn, **options)
+        if tool.ui is not None:
+            check_link(tool.label, tool.ui, self._resources)
         self._add_unique(self._tools, tool.name, tool, "tool", "; pass name=... to one")
         self._changed("tools")
         return tool
@@ -151,6 +154,17 @@ class App:
         self._add_unique(self._resources, uri, resource, "resource")
         self._changed("resources")
         return resource
+
+    def ui(self, uri: str, /, **options: Unpack[UiOptions]) -> Callable[[F], F]:
+        """Register an MCP Apps view: the function returns the HTML of ``uri`` (``ui://...``),
+        served as ``text/html;profile=mcp-app`` with ``_meta.ui`` from the options
+        (:class:`~mcpkit._ui.UiOptions`); tools link to it with ``@app.tool(ui=uri)``."""
+
+        def add(fn: Callable[..., Any]) -> None:
+            self._add_unique(self._resources, uri, UiResource(uri, fn, **options), "resource")
+            self._changed("resources")
+
+        return _registrar(add)
 
     def add_directory(
         self, root: str | Path, *, uri_prefix: str = "file:///", **options: Unpack[ResourceOptions]
