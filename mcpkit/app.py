@@ -33,7 +33,8 @@ M = TypeVar("M", bound="Middleware")
 Listener = Callable[[str, "str | None"], None]
 """Called with ``(kind, uri)``: ``("tools" | "prompts" | "resources", None)`` when a list
 changes, ``("resource", uri)`` when a resource's contents change, ``("capabilities", None)``
-when only what the server advertises may change."""
+when only what the server advertises may change, ``("elicitation", id)`` when a URL
+elicitation completes."""
 Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 Completer = Callable[..., Any]
 
@@ -219,6 +220,13 @@ class App:
             self._global(kind, None)
         else:
             self._changed(kind)
+
+    def complete_elicitation(self, elicitation_id: str) -> None:
+        """Tell the client that was sent URL elicitation ``elicitation_id`` (2025-11-25) that
+        the flow finished: ``notifications/elicitation/complete``, to that session only. Safe
+        from any thread (an OAuth callback route) and, with a shared store, any replica; an id
+        no session awaits (unknown, completed, or from 2026-07-28) is ignored."""
+        self._global("elicitation", elicitation_id)
 
     def relay(self, kind: str, uri: str | None) -> None:
         """A change a bus delivers (published by any replica): tell this process's listeners."""
