@@ -29,6 +29,7 @@ PAGES = (
     "tasks.md",
     "extensions.md",
     "apps.md",
+    "elicitation-url.md",
 )
 # at least (Python, json) blocks; else (5, 4)
 CHECKED = {"http.md": (6, 2), "extensions.md": (2, 2), "apps.md": (4, 4)}
