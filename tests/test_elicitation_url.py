@@ -174,20 +174,7 @@ def test_raising_answers_32042_and_completes_that_session() -> None:
     async def scenario() -> None:
         async with Client(connect.app, capabilities=URL_MODE) as client:
             error = await rpc_error(client.call_tool("checkout", {"order": "o1"}))
-            assert error.error == {
-                "code": -32042,
-                "message": "URL elicitation required",
-                "data": {
-                    "elicitations": [
-                        {
-                            "mode": "url",
-                            "elicitationId": "pay-o1",
-                            "url": "https://pay.example.com/orders/o1",
-                            "message": "Pay for order o1.",
-                        }
-                    ]
-                },
-            }
+            assert error.error == connect.REFUSED_O1
             connect.PAID.add("o1")
             connect.app.complete_elicitation("pay-o1")
             assert await completed(client, 1) == [

@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
 from collections.abc import Iterator
 
 import pytest
 import url_elicitation_app as connect
-from http_support import post, request, serve
+from http_support import post, read_until, request, serve
 
 COMPLETE = json.dumps(  # the SSE event's data, as the server encodes it
     {
@@ -54,17 +53,6 @@ def get_stream(port: int, session: str) -> socket.socket:
     return sock
 
 
-def read_until(sock: socket.socket, marker: bytes) -> bytes:
-    data = b""
-    deadline = time.monotonic() + 5
-    while marker not in data:
-        assert time.monotonic() < deadline, data
-        chunk = sock.recv(65536)
-        assert chunk, data
-        data += chunk
-    return data
-
-
 def test_the_32042_session_hears_of_the_completion_on_its_get_stream(port: int) -> None:
     asker = open_session(port, {"elicitation": {"url": {}}})
     bystander = open_session(port, {"elicitation": {"url": {}}})
@@ -77,26 +65,7 @@ def test_the_32042_session_hears_of_the_completion_on_its_get_stream(port: int) 
     }
     headers = {"mcp-session-id": asker, "mcp-protocol-version": "2025-11-25"}
     reply = post(port, call, headers)
-    assert reply.messages == [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "error": {
-                "code": -32042,
-                "message": "URL elicitation required",
-                "data": {
-                    "elicitations": [
-                        {
-                            "mode": "url",
-                            "elicitationId": "pay-o1",
-                            "url": "https://pay.example.com/orders/o1",
-                            "message": "Pay for order o1.",
-                        }
-                    ]
-                },
-            },
-        }
-    ]
+    assert reply.messages == [{"jsonrpc": "2.0", "id": 1, "error": connect.REFUSED_O1}]
     finisher = threading.Thread(target=connect.app.complete_elicitation, args=("pay-o1",))
     finisher.start()
     finisher.join()

@@ -74,19 +74,7 @@ EXPECTED = {
     "waiting": True,
     "completed": True,
     "repos": REPOS,
-    "refused": (
-        -32042,
-        {
-            "elicitations": [
-                {
-                    "mode": "url",
-                    "elicitationId": "pay-o1",
-                    "url": "https://pay.example.com/orders/o1",
-                    "message": "Pay for order o1.",
-                }
-            ]
-        },
-    ),
+    "refused": (-32042, connect.REFUSED_O1["data"]),
 }
 
 

@@ -9,6 +9,7 @@ OAuth redirect route: it stores the token and, from another thread, completes th
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 from mcpkit import App, Context, UrlElicitationRequired
 
@@ -59,3 +60,20 @@ def checkout(order: str) -> str:
             elicitation_id=f"pay-{order}",
         )
     return f"order {order} is paid"
+
+
+REFUSED_O1: dict[str, Any] = {
+    "code": -32042,
+    "message": "URL elicitation required",
+    "data": {
+        "elicitations": [
+            {
+                "mode": "url",
+                "elicitationId": "pay-o1",
+                "url": "https://pay.example.com/orders/o1",
+                "message": "Pay for order o1.",
+            }
+        ]
+    },
+}
+"""What ``checkout`` answers for an unpaid order ``o1`` in 2025-11-25 (the ``-32042`` error)."""
