@@ -16,6 +16,7 @@ from mcpkit import _compose
 from mcpkit._availability import Switches
 from mcpkit._directory import directory_reader
 from mcpkit._signatures import Definition
+from mcpkit._ui import UiOptions, UiResource, check_link
 from mcpkit.exceptions import DefinitionError
 from mcpkit.middleware import Middleware
 from mcpkit.options import ServerOptions
@@ -33,7 +34,8 @@ M = TypeVar("M", bound="Middleware")
 Listener = Callable[[str, "str | None"], None]
 """Called with ``(kind, uri)``: ``("tools" | "prompts" | "resources", None)`` when a list
 changes, ``("resource", uri)`` when a resource's contents change, ``("capabilities", None)``
-when only what the server advertises may change."""
+when only what the server advertises may change, ``("elicitation", id)`` when a URL
+elicitation completes."""
 Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 Completer = Callable[..., Any]
 
@@ -126,6 +128,8 @@ class App:
         never blocks), and ``timeout`` (seconds; see :class:`ToolOptions`).
         """
         tool = Tool(fn, **options)
+        if tool.ui is not None:
+            check_link(tool.label, tool.ui, self._resources)
         self._add_unique(self._tools, tool.name, tool, "tool", "; pass name=... to one")
         self._changed("tools")
         return tool
@@ -154,6 +158,17 @@ class App:
         self._add_unique(self._resources, uri, resource, "resource")
         self._changed("resources")
         return resource
+
+    def ui(self, uri: str, /, **options: Unpack[UiOptions]) -> Callable[[F], F]:
+        """Register an MCP Apps view: the function returns the HTML of ``uri`` (``ui://...``),
+        served as ``text/html;profile=mcp-app`` with ``_meta.ui`` from the options
+        (:class:`~mcpkit._ui.UiOptions`); tools link to it with ``@app.tool(ui=uri)``."""
+
+        def add(fn: Callable[..., Any]) -> None:
+            self._add_unique(self._resources, uri, UiResource(uri, fn, **options), "resource")
+            self._changed("resources")
+
+        return _registrar(add)
 
     def add_directory(
         self, root: str | Path, *, uri_prefix: str = "file:///", **options: Unpack[ResourceOptions]
@@ -207,6 +222,13 @@ class App:
             self._global(kind, None)
         else:
             self._changed(kind)
+
+    def complete_elicitation(self, elicitation_id: str) -> None:
+        """Tell the client that was sent URL elicitation ``elicitation_id`` (2025-11-25) that
+        the flow finished: ``notifications/elicitation/complete``, to that session only. Safe
+        from any thread (an OAuth callback route) and, with a shared store, any replica; an id
+        no session awaits (unknown, completed, or from 2026-07-28) is ignored."""
+        self._global("elicitation", elicitation_id)
 
     def relay(self, kind: str, uri: str | None) -> None:
         """A change a bus delivers (published by any replica): tell this process's listeners."""

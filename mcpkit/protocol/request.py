@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -124,6 +125,7 @@ class RequestContext:
         "cache_hint",
         "client_capabilities",
         "client_info",
+        "elicitation_ids",
         "headers",
         "input_responses",
         "log_level",
@@ -183,6 +185,18 @@ class RequestContext:
         self._asked = 0
         self.task: Any = None  # a running task's TaskHandle (protocol.tasks.runner)
         self.becomes_task: Callable[[], Awaitable[None]] | None = None
+        self.elicitation_ids: dict[str, str] | None = None  # name -> id, made on first ask
+
+    def elicitation_id(self, name: str) -> str:
+        """The URL elicitation id called ``name``: made once per request (in 2026-07-28 once
+        per request and its rounds: :func:`~mcpkit.protocol.methods.input_required.with_input`
+        restores them from the ``requestState``)."""
+        if self.elicitation_ids is None:
+            self.elicitation_ids = {}
+        found = self.elicitation_ids.get(name)
+        if found is None:
+            found = self.elicitation_ids[name] = secrets.token_urlsafe(16)
+        return found
 
     async def continue_as_task(self) -> None:
         """Answer the request with a task now and run on in the background (only a tool

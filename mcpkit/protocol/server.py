@@ -36,6 +36,7 @@ from mcpkit.exceptions import (
     MethodNotFound,
     ProtocolError,
     ResourceNotFound,
+    UrlElicitationRequired,
 )
 from mcpkit.middleware import Transport
 from mcpkit.protocol import jsonrpc
@@ -56,6 +57,7 @@ from mcpkit.protocol.methods import (
     protocol_error_in,
     read_uri,
 )
+from mcpkit.protocol.methods.input_required import url_input_required
 from mcpkit.protocol.pipeline import through_middleware
 from mcpkit.protocol.request import (
     ActingFor,
@@ -134,7 +136,7 @@ class Server:
         return computed
 
     def _app_changed(self, kind: str, uri: str | None) -> None:
-        if kind != "resource":
+        if kind not in ("resource", "elicitation"):  # neither changes the capabilities
             self._generation += 1
             self._capabilities = {}
 
@@ -355,6 +357,8 @@ class Session(Connection):
                 return None  # the handler swallowed its cancellation: still no answer
             response = jsonrpc.result_response(request.id, result)
         except ProtocolError as exc:
+            if isinstance(exc, UrlElicitationRequired):
+                exc = self.url_elicitation(exc)
             response = jsonrpc.error_response(request.id, exc)
         except BaseException as exc:  # whatever a handler raises, its request is answered once
             if request.id in self._cancelled:
@@ -384,6 +388,8 @@ class Session(Connection):
             result = await self._run(request.method, method, ctx, params)
         except ResourceNotFound as exc:  # retired in 2026-07-28: -32602 with the same data
             raise InvalidParams(exc.message, exc.data) from None
+        except UrlElicitationRequired as exc:  # so is -32042 (from a middleware, say)
+            result = url_input_required(ctx, exc)
         return stateless_result(result, request.method, method, self.server.app, ctx)
 
     async def _handshake(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
