@@ -22,13 +22,11 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mcpkit._availability import Access
-from mcpkit._signatures import NAME, Definition
-from mcpkit.context import Context, ContextBackend, Lifespans
+from mcpkit._included import is_view, origin_of, owned_access, view_class
+from mcpkit._signatures import NAME
+from mcpkit.context import Lifespans
 from mcpkit.exceptions import DefinitionError
 from mcpkit.prompts import Prompt
-from mcpkit.resources import Resource, ResourceTemplate
-from mcpkit.tools import Tool
 
 __all__ = [
     "Include",
@@ -50,111 +48,6 @@ _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 KINDS = {"tool": "_tools", "prompt": "_prompts", "resource": "_resources"}
 KINDS["resource template"] = "_templates"
-
-
-# ------------------------------------------------------------------------------- views
-
-
-class _OwnedContext(Context):
-    """The ``Context`` of an included definition: its ``state`` is its own app's."""
-
-    __slots__ = ("_owner",)
-
-    def __init__(self, scope: ContextBackend, owner: object) -> None:
-        super().__init__(scope)
-        self._owner = owner
-
-    @property
-    def state(self) -> Any:
-        """What this definition's own app's lifespan yielded (``None`` without one, or when
-        the app was included after the server started: its lifespan never ran there)."""
-        states = self._scope.state
-        return states.of.get(self._owner) if type(states) is Lifespans else None
-
-
-def _owned(context: Context | None, owner: object) -> Context | None:
-    return None if context is None else _OwnedContext(context._scope, owner)
-
-
-class _View(Definition):
-    """What every view adds to its kind: where it comes from, its own context, its switches."""
-
-    origin: Any  # the definition as its app declared it (never a view)
-    owner: Any  # the App that declared ``origin``
-    source: Any  # what the view shows: a definition of ``source_app``'s registry (maybe a view)
-    source_app: Any
-
-    async def invoke(self, kwargs: dict[str, Any], context: Context | None, workers: Any) -> Any:
-        return await super().invoke(kwargs, _owned(context, self.owner), workers)
-
-    def off_upstream(self) -> bool:
-        return self.source in self.source_app.switches.off
-
-    @property
-    def _parameters(self) -> Any:  # shared with the origin
-        return self.origin._parameters
-
-
-class _IncludedTool(_View, Tool):
-    @property
-    def _compiled(self) -> Any:
-        return self.origin._compiled
-
-    @property
-    def definition(self) -> dict[str, Any]:
-        return _renamed(self, "name", self.name)
-
-    @property
-    def timeout(self) -> float | None:  # type: ignore[override]
-        """The tool's own timeout, else its app's ``tool_timeout`` (else the server's)."""
-        own: float | None = self.origin.timeout
-        return own if own is not None else self.owner.options.tool_timeout
-
-
-class _IncludedPrompt(_View, Prompt):
-    @property
-    def _schema(self) -> Any:
-        return self.origin._schema
-
-    @property
-    def definition(self) -> dict[str, Any]:
-        return _renamed(self, "name", self.name)
-
-
-class _IncludedResource(_View, Resource):
-    pass
-
-
-class _IncludedTemplate(_View, ResourceTemplate):
-    @property
-    def _adapter(self) -> Any:
-        return self.origin._adapter
-
-
-_VIEWS: dict[type, type] = {
-    Tool: _IncludedTool,
-    Prompt: _IncludedPrompt,
-    Resource: _IncludedResource,
-    ResourceTemplate: _IncludedTemplate,
-}
-
-
-def _renamed(view: Any, key: str, value: str) -> dict[str, Any]:
-    """The origin's published definition under the view's name (made once)."""
-    cached: dict[str, Any] | None = view.__dict__.get("_published")
-    if cached is None:
-        cached = {**view.origin.definition, key: value}
-        view.__dict__["_published"] = cached
-    return cached
-
-
-def is_view(definition: object) -> bool:
-    """Whether ``definition`` comes from an included app."""
-    return isinstance(definition, _View)
-
-
-def _origin_of(definition: Any) -> Any:
-    return definition.origin if isinstance(definition, _View) else definition
 
 
 # ----------------------------------------------------------------------------- include
@@ -222,16 +115,18 @@ class Include:
                 f"({len(mapped)} characters) in app {self.parent.name!r}; a {what} name is "
                 "1-128 characters of A-Z a-z 0-9 _ - . (MCP 2025-11-25): choose a shorter prefix"
             )
-        origin = _origin_of(item)
-        view: Any = object.__new__(_VIEWS[type(origin)])
+        origin = origin_of(item)
+        view: Any = object.__new__(view_class(type(origin)))
         view.__dict__.update(origin.__dict__)
         view.__dict__.pop("_published", None)
         view.origin, view.source, view.source_app = origin, item, self.child
-        view.owner = item.owner if isinstance(item, _View) else self.child
+        view.owner = item.owner if is_view(item) else self.child
         view.label = f"{what} {mapped!r} ({origin.label} of app {view.owner.name!r})"
-        view.access = _owned_access(origin.access, view.owner)
+        view.access = owned_access(origin.access, view.owner)
         if what == "tool" or what == "prompt":
             view.name = mapped
+            if what == "tool" and item.ui is not None:  # its view's URI here
+                view.ui = self.key("resource", item.ui)
         elif what == "resource":
             view.uri = mapped
         else:
@@ -317,17 +212,6 @@ def refresh_includers(app: Any) -> None:
     for link in app._includers:
         link.parent.switches.refresh(link.parent.definitions())
         refresh_includers(link.parent)
-
-
-def _owned_access(access: Access, owner: object) -> Access:
-    visible = access.visible
-    if visible is None:
-        return access
-
-    def owned_visible(ctx: Context) -> bool:
-        return visible(_OwnedContext(ctx._scope, owner))
-
-    return Access(access.scopes, owned_visible, access.tags)
 
 
 def _entries(app: Any) -> Iterable[tuple[str, str, Any]]:
@@ -438,7 +322,7 @@ def completer_for(app: Any, definition: Any, ref: dict[str, Any]) -> tuple[Any, 
     """The app-level completer that answers for ``definition`` and the ``ref`` it is given:
     an included definition's own app's, with the reference as that app knows it; else
     ``app``'s."""
-    if isinstance(definition, _View) and definition.owner.completer is not None:
+    if is_view(definition) and definition.owner.completer is not None:
         origin = definition.origin
         if isinstance(origin, Prompt):
             return definition.owner.completer, {**ref, "name": origin.name}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from typing_extensions import Unpack
 
 from mcpkit import _compose
+from mcpkit._announcer import Announcer
 from mcpkit._availability import Switches
 from mcpkit._directory import directory_reader
 from mcpkit._signatures import Definition
@@ -31,16 +32,11 @@ __all__ = ["App", "ServerOptions"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M", bound="Middleware")
-Listener = Callable[[str, "str | None"], None]
-"""Called with ``(kind, uri)``: ``("tools" | "prompts" | "resources", None)`` when a list
-changes, ``("resource", uri)`` when a resource's contents change, ``("capabilities", None)``
-when only what the server advertises may change, ``("elicitation", id)`` when a URL
-elicitation completes."""
 Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 Completer = Callable[..., Any]
 
 
-class App:
+class App(Announcer):
     """An MCP server's identity, lifespan and definitions.
 
     ``version`` is your app's own version (it is sent as ``serverInfo.version``). How the
@@ -62,6 +58,7 @@ class App:
         options: ServerOptions | None = None,
         middleware: Iterable[Middleware] = (),
     ) -> None:
+        super().__init__()
         self.name = name
         self.version = version
         self.title = title
@@ -76,11 +73,8 @@ class App:
         self._resources: dict[str, Resource] = {}
         self._templates: dict[str, ResourceTemplate] = {}
         self._prompts: dict[str, Prompt] = {}
-        self._listeners: list[Listener] = []
-        self._broadcasts: list[Listener] = []  # the fleet's buses (shared store servers)
         self.switches = Switches()  # enable/disable rules; who may be hidden from whom
         self._includes: list[_compose.Include] = []  # the apps this one includes
-        self._includers: list[_compose.Include] = []  # the apps that include this one
         self.middleware_chain: tuple[Middleware, ...] = ()  # the first is the outermost
         for each in middleware:
             self.middleware(each)
@@ -207,44 +201,6 @@ class App:
     def resource_templates(self) -> Mapping[str, ResourceTemplate]:
         """Resource templates by URI template, in registration order."""
         return self._templates
-
-    def notify_resource_updated(self, uri: str) -> None:
-        """Tell subscribed clients that ``uri``'s contents changed (safe from any thread); with
-        a shared store, the clients of every replica."""
-        self._global("resource", uri)
-
-    def notify_list_changed(
-        self, kind: Literal["tools", "prompts", "resources"], *, everywhere: bool = False
-    ) -> None:
-        """Tell listening clients that a list changed; ``everywhere=True``: the clients of every
-        replica too (a shared store's bus). Registry changes themselves stay per process."""
-        if everywhere:
-            self._global(kind, None)
-        else:
-            self._changed(kind)
-
-    def complete_elicitation(self, elicitation_id: str) -> None:
-        """Tell the client that was sent URL elicitation ``elicitation_id`` (2025-11-25) that
-        the flow finished: ``notifications/elicitation/complete``, to that session only. Safe
-        from any thread (an OAuth callback route) and, with a shared store, any replica; an id
-        no session awaits (unknown, completed, or from 2026-07-28) is ignored."""
-        self._global("elicitation", elicitation_id)
-
-    def relay(self, kind: str, uri: str | None) -> None:
-        """A change a bus delivers (published by any replica): tell this process's listeners."""
-        self._changed(kind, uri)
-
-    def broadcast_to(self, publish: Listener) -> Callable[[], None]:
-        """Hand global changes to ``publish`` (a bus, which delivers them to every replica,
-        this one included, through :meth:`relay`) instead of this process's listeners."""
-        self._broadcasts.append(publish)
-        return lambda: self._broadcasts.remove(publish)
-
-    def _global(self, kind: str, uri: str | None) -> None:
-        if not self._broadcasts:
-            self._changed(kind, uri)
-        for publish in list(self._broadcasts):
-            publish(kind, uri)
 
     # ------------------------------------------------------------------------ prompts
 
@@ -430,20 +386,6 @@ class App:
             max_sessions=max_sessions,
             session_idle_seconds=session_idle_seconds,
         )
-
-    # ----------------------------------------------------------------------- changes
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener(kind, uri)`` on changes (see :data:`Listener`); returns an
-        unsubscribe function."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
-
-    def _changed(self, kind: str, uri: str | None = None) -> None:
-        for listener in list(self._listeners):
-            listener(kind, uri)
-        for link in self._includers:
-            link.forward(kind, uri)
 
 
 def _registrar(add: Callable[[Callable[..., Any]], object]) -> Callable[[F], F]:

@@ -268,6 +268,38 @@ def test_task_tools_and_extensions_of_included_apps_are_declared() -> None:
         }
 
 
+@era
+def test_an_included_mcp_apps_view_keeps_its_meta_and_its_tools_follow_its_uri(
+    version: str,
+) -> None:
+    part = App("board", "1")
+
+    @part.ui("ui://notes/board", prefers_border=True)
+    def board() -> str:
+        return "<p>board</p>"
+
+    @part.tool(ui="ui://notes/board")
+    def show() -> str:
+        return "shown"
+
+    main = App("main", "1")
+    main.include(part, prefix="b", uri_prefix="team")
+    assert capabilities(main, stateless=False)["extensions"] == {"io.modelcontextprotocol/ui": {}}
+    with Client(main, protocol_version=version) as client:
+        assert [tool["_meta"] for tool in client.list_tools()] == [
+            {"ui": {"resourceUri": "ui://team/notes/board"}}
+        ]
+        assert client.read_resource("ui://team/notes/board") == [
+            {
+                "uri": "ui://team/notes/board",
+                "mimeType": "text/html;profile=mcp-app",
+                "text": "<p>board</p>",
+                "_meta": {"ui": {"prefersBorder": True}},
+            }
+        ]
+        assert client.call_tool("b_show").data == "shown"
+
+
 # ----------------------------------------------------------------------- the example
 
 
