@@ -28,6 +28,7 @@ PAGES = (
     "http.md",
     "tasks.md",
     "extensions.md",
+    "observability.md",
 )
 CHECKED = {"http.md": (6, 2), "extensions.md": (2, 2)}  # at least (Python, json); else (5, 4)
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)

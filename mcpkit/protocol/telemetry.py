@@ -19,6 +19,7 @@ import importlib.util
 import os
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcpkit.protocol.headers import Headers
@@ -50,20 +51,24 @@ class Telemetry:
     """Traces requests once OpenTelemetry is configured (:class:`~mcpkit.protocol.spans.Spans`
     does the work; it is imported only then)."""
 
-    __slots__ = ("_spans", "propagate_only", "provider")
+    __slots__ = ("_configured", "_spans", "propagate_only", "provider")
 
     def __init__(self, propagate_only: bool, provider: Any = None) -> None:
         self.propagate_only = propagate_only
         self.provider = provider
         self._spans: Spans | None = None
+        self._configured: Callable[..., Spans | None] | None = None
 
     def spans(self) -> Spans | None:
         """What traces requests; ``None`` while no tracer provider is configured (asked again
         on the next request, as an SDK may be set up after the server)."""
         if self._spans is None and self._may_trace():
-            from mcpkit.protocol.spans import Spans  # OpenTelemetry, imported on first use
+            configured = self._configured
+            if configured is None:
+                from mcpkit.protocol.spans import Spans  # OpenTelemetry, imported on first use
 
-            self._spans = Spans.configured(self.provider, propagate_only=self.propagate_only)
+                configured = self._configured = Spans.configured
+            self._spans = configured(self.provider, propagate_only=self.propagate_only)
         return self._spans
 
     def _may_trace(self) -> bool:
