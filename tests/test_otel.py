@@ -357,12 +357,21 @@ async def test_propagate_mode_emits_no_span_but_joins_the_trace(
         with mine.start_as_current_span("user work"):
             return "done"
 
+    @app.tool
+    def threaded() -> str:
+        """A sync tool runs in a worker thread: the caller's context goes with it."""
+        with mine.start_as_current_span("user thread"):
+            return str(baggage.get_baggage("user"))
+
     async with Client(app) as client:
         await client.request("tools/call", {"name": "work", "_meta": CALLER})
+        answer = await client.request("tools/call", {"name": "threaded", "_meta": CALLER})
         await client.request("tools/call", ADD)  # log messages: no span, no event
-    (user,) = recorder.spans()
-    assert user.name == "user work"
-    assert hex_ids(user)[::2] == (TRACE_ID, CALLER_SPAN)
+    assert answer["content"] == [{"type": "text", "text": "alice"}]
+    assert [(span.name, *hex_ids(span)[::2]) for span in recorder.spans()] == [
+        ("user work", TRACE_ID, CALLER_SPAN),
+        ("user thread", TRACE_ID, CALLER_SPAN),
+    ]
 
 
 @synchronous

@@ -175,6 +175,17 @@ async def test_http_stateless_spans_and_the_host_span_as_a_link(recorder: Record
 
 
 @synchronous
+async def test_http_handshake_era_requests_without_a_session(recorder: Recorder) -> None:
+    asgi = build(recorder.provider).asgi(stateless=True, json_response=True)
+    answer = await request(asgi, "POST", _call(4, ADD), {"mcp-protocol-version": "2025-06-18"})
+    assert answer.json["result"]["structuredContent"] == {"result": 3}
+    await asgi.aclose()
+    (span,) = recorder.spans()
+    expected = {**CALL_ADD, "jsonrpc.request.id": "4", **HTTP, "mcp.protocol.version": "2025-06-18"}
+    assert dict(span.attributes or {}) == expected
+
+
+@synchronous
 async def test_requests_http_refuses_before_a_session_get_spans(recorder: Recorder) -> None:
     asgi = build(recorder.provider).asgi(json_response=True)
     no_capabilities = {
