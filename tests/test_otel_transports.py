@@ -5,6 +5,9 @@ requests refused before any session, and the host framework's HTTP span as a lin
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +23,7 @@ from otel_support import (
     hex_ids,
     synchronous,
 )
-from stdio_support import Talk, mcpkit_run
+from stdio_support import Talk, mcpkit_run, server_env
 
 from mcpkit.protocol.telemetry import OTEL_ENV
 
@@ -248,3 +251,31 @@ async def test_requests_http_refuses_before_a_session_get_spans(recorder: Record
         ),
     ]
     assert hex_ids(spans[0])[::2] == (TRACE_ID, CALLER_SPAN)  # refused, still in the trace
+
+
+# ---------------------------------------------------------------- the official mcp client
+
+
+def test_the_official_client_trace_continues_in_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(OTEL_ENV, raising=False)
+    script = Path(__file__).with_name("otel_interop_client.py")
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=script.parent,
+        env=server_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    spans = json.loads(done.stdout)
+    client = {
+        name.removeprefix("MCP send "): (trace_id, span)
+        for name, trace_id, span, _ in spans["client"]
+    }
+    server = [(name, trace_id, parent) for name, trace_id, _, parent in spans["server"]]
+    assert [name for name, _, _ in server] == ["initialize", "tools/call add", "tools/list"]
+    assert server == [(name, *client[name]) for name, _, _ in server]  # each the child of its call
