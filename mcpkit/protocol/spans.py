@@ -3,7 +3,7 @@
 propagation"); imported only once OpenTelemetry is configured (:mod:`.telemetry`).
 
 - Name ``{mcp.method.name} {target}``, the target being the tool or prompt name when there is
-  one; kind SERVER. Attributes: :func:`request_attributes`, :func:`transport_attributes`, and
+  one; kind SERVER. Attributes: :func:`request_attributes`, ``network.*`` by transport, and
   at the end :func:`outcome` (``error.type`` is the JSON-RPC code as a string, or
   ``tool_error`` for an ``isError`` result, with status ERROR and the error's message).
   Arguments and results are never recorded.
@@ -11,7 +11,8 @@ propagation"); imported only once OpenTelemetry is configured (:mod:`.telemetry`
   ``tracestate``, ``baggage``: SEP-414, the MCP 2026-07-28 ``_meta`` keys) when it holds a
   valid span, else the current context. A current span that is not the parent (a host
   framework's HTTP server span) becomes a link, never the parent nor replaced.
-- ``propagate_only``: no span; the ``_meta`` context is current while the handler runs.
+- Propagate only (``MCPKIT_OTEL=propagate``): no span; the ``_meta`` context is current while
+  the handler runs.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from mcpkit.protocol.request import request_span
 from mcpkit.protocol.versions import ALL_VERSIONS, META_VERSION, is_stateless
 from mcpkit.types import RequestId
 
-__all__ = ["Answer", "Spans", "outcome", "request_attributes", "transport_attributes"]
+__all__ = ["Answer", "Spans", "outcome", "request_attributes"]
 
 # The keys SEP-414 reserves are W3C formats whatever OTEL_PROPAGATORS says (that is for HTTP).
 Answer = Callable[..., Coroutine[Any, Any, Any]]
@@ -52,17 +53,16 @@ _TRANSPORTS: dict[str, dict[str, str]] = {
 class Spans:
     """Opens, fills and ends the spans of one server's requests."""
 
-    __slots__ = ("propagate_only", "tracer")
+    __slots__ = ("tracer",)
 
-    def __init__(self, tracer: trace.Tracer | None, *, propagate_only: bool = False) -> None:
-        self.tracer = tracer
-        self.propagate_only = propagate_only
+    def __init__(self, tracer: trace.Tracer | None) -> None:
+        self.tracer = tracer  # None: propagate only, no span
 
     @classmethod
     def configured(cls, provider: Any, *, propagate_only: bool) -> Spans | None:
         """Spans from ``provider`` (else the global provider); ``None`` while neither is set."""
         if propagate_only:
-            return cls(None, propagate_only=True)
+            return cls(None)
         if provider is None:
             provider = trace.get_tracer_provider()
             if isinstance(provider, trace.ProxyTracerProvider):
@@ -70,7 +70,8 @@ class Spans:
         return cls(provider.get_tracer("mcpkit", __version__))
 
     async def answer(self, one: Answer, session: Any, obj: Any, *, in_batch: bool) -> Any:
-        """``one(obj)`` inside the span of the request ``obj`` is (nothing for the rest)."""
+        """``one(obj)`` inside the span of the request ``obj`` is; a notification, an answer or
+        what names no method passes untraced."""
         asked = _asked(obj)
         if asked is None:
             return await one(obj, in_batch=in_batch)
@@ -152,11 +153,6 @@ def request_attributes(
     if method in _URI_METHODS and isinstance(uri, str):
         attributes["mcp.resource.uri"] = uri
     return attributes
-
-
-def transport_attributes(transport: str) -> dict[str, str]:
-    """``network.*`` for a session's transport (stdio: a pipe; HTTP: TCP; in memory: none)."""
-    return dict(_TRANSPORTS.get(transport, {}))
 
 
 def outcome(span: trace.Span, response: Any) -> None:
