@@ -178,6 +178,7 @@ async def test_refused_envelopes_get_spans_and_notifications_none(recorder: Reco
             "attributes": {
                 "mcp.method.name": "tools/list",
                 "jsonrpc.request.id": "7",
+                "jsonrpc.protocol.version": "1.0",
                 "error.type": "-32600",
                 "rpc.response.status_code": "-32600",
             },

@@ -75,13 +75,12 @@ class Spans:
         asked = _asked(obj)
         if asked is None:
             return await one(obj, in_batch=in_batch)
-        method, request_id, params = asked
+        method, params, attributes = asked
         parent, links = _parentage(params)
         if self.tracer is None:  # propagate only
             if parent is None:
                 return await one(obj, in_batch=in_batch)
             return await _within(parent, one, obj, in_batch)
-        attributes = request_attributes(method, request_id, params)
         attributes.update(_TRANSPORTS.get(session.transport, {}))
         span = self.tracer.start_span(
             _name(method, params), parent, SERVER, attributes=attributes, links=links
@@ -108,9 +107,8 @@ class Spans:
         asked = _asked(message)
         if asked is None or self.tracer is None:
             return
-        method, request_id, params = asked
+        method, params, attributes = asked
         parent, links = _parentage(params)
-        attributes = request_attributes(method, request_id, params)
         attributes.update(_TRANSPORTS["http"])
         version = _meta_version(params)
         if version is not None:
@@ -174,19 +172,24 @@ def outcome(span: trace.Span, response: Any) -> None:
         span.set_status(trace.StatusCode.ERROR)
 
 
-def _asked(obj: Any) -> tuple[str, RequestId | None, dict[str, Any]] | None:
-    """``(method, id, params)`` of a request, or of what tries to be one (a refused envelope
-    still names its method); ``None`` for notifications, answers and the rest."""
+def _asked(obj: Any) -> tuple[str, dict[str, Any], dict[str, Any]] | None:
+    """``(method, params, attributes)`` of a request, or of what tries to be one (a refused
+    envelope still names its method); ``None`` for notifications, answers and the rest."""
     if type(obj) is Request:
-        params = obj.params
-        return obj.method, obj.id, params if isinstance(params, dict) else {}
+        params = obj.params if isinstance(obj.params, dict) else {}
+        return obj.method, params, request_attributes(obj.method, obj.id, params)
     if not isinstance(obj, dict) or "id" not in obj or "result" in obj or "error" in obj:
         return None
     method = obj.get("method")
     if not isinstance(method, str):
         return None
-    params = obj.get("params")
-    return method, jsonrpc.readable_id(obj), params if isinstance(params, dict) else {}
+    given = obj.get("params")
+    params = given if isinstance(given, dict) else {}
+    attributes = request_attributes(method, jsonrpc.readable_id(obj), params)
+    version = obj.get("jsonrpc")
+    if version != "2.0" and isinstance(version, str):  # recorded when it is not 2.0
+        attributes["jsonrpc.protocol.version"] = version
+    return method, params, attributes
 
 
 def _parentage(
