@@ -68,7 +68,7 @@ from mcpkit.protocol.request import (
 )
 from mcpkit.protocol.request_state import StateSigner, state_key
 from mcpkit.protocol.tasks.runner import Tasks
-from mcpkit.protocol.telemetry import telemetry_for
+from mcpkit.protocol.telemetry import answering, telemetry_for
 from mcpkit.protocol.versions import (
     HTTP_DEFAULT_VERSION,
     META_CAPABILITIES,
@@ -113,6 +113,7 @@ class Server:
         self.read_uri = functools.partial(read_uri, self.runtime)
         self.step_up = functools.partial(step_up, app)  # (incoming, session) -> scopes to challenge
         self.telemetry = telemetry_for(options.tracer_provider)  # None: MCPKIT_OTEL=off
+        self._admit = admit if self.telemetry is None else self.telemetry.admit  # traces refusals
         self.state: Any = None
         self._capabilities: dict[bool, dict[str, Any]] = {}
         self._generation = 0  # bumped by every change that may alter the capabilities
@@ -121,11 +122,8 @@ class Server:
 
     def admit(self, data: bytes, headers: Headers) -> Incoming:
         """Decode a transport's message and decide its era and its era's checks
-        (:func:`~mcpkit.protocol.incoming.admit`); raises ``Refused`` (traced as the request's
-        span when telemetry is on)."""
-        if self.telemetry is None:
-            return admit(data, headers, self.app, self.limits)
-        return self.telemetry.admit(data, headers, self.app, self.limits)
+        (:func:`~mcpkit.protocol.incoming.admit`); raises ``Refused``."""
+        return self._admit(data, headers, self.app, self.limits)
 
     def capabilities(self, stateless: bool = False) -> dict[str, Any]:
         """An era's ``ServerCapabilities`` (computed once, again after the app's lists change)."""
@@ -234,10 +232,7 @@ class Session(Connection):
         self.server = server
         self.transport: Transport = "stdio"
         self.session_id: str | None = None  # an HTTP session's Mcp-Session-Id
-        telemetry = server.telemetry  # each message goes through it, or straight to _one
-        self._answer_one = (
-            self._one if telemetry is None else functools.partial(telemetry.answer, self._one, self)
-        )
+        self._answer_one = answering(server.telemetry, self._one, self)  # traced, or _one itself
 
     # ------------------------------------------------------------------------- entry
 

@@ -15,6 +15,7 @@ Without ``opentelemetry-api`` (``pip install "mcpkit[otel]"``) every mode is ``o
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import sys
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from mcpkit.app import App
     from mcpkit.protocol.spans import Answer, Spans
 
-__all__ = ["OTEL_ENV", "Telemetry", "telemetry_for"]
+__all__ = ["OTEL_ENV", "Telemetry", "answering", "telemetry_for"]
 
 OTEL_ENV = "MCPKIT_OTEL"
 MODES = ("on", "off", "propagate")
@@ -45,6 +46,12 @@ def telemetry_for(provider: Any) -> Telemetry | None:
     if mode == "off" or importlib.util.find_spec("opentelemetry") is None:
         return None
     return Telemetry(mode == "propagate", provider)
+
+
+def answering(telemetry: Telemetry | None, one: Answer, session: Any) -> Answer:
+    """How ``session`` answers each message: ``one`` itself without telemetry (nothing in
+    between, nothing to check per message), else through :meth:`Telemetry.answer`."""
+    return one if telemetry is None else functools.partial(telemetry.answer, one, session)
 
 
 class Telemetry:
