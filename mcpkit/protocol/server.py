@@ -121,8 +121,7 @@ class Server:
         self._unsubscribe = app.subscribe(self._app_changed)
 
     def admit(self, data: bytes, headers: Headers) -> Incoming:
-        """Decode a transport's message and decide its era and its era's checks
-        (:func:`~mcpkit.protocol.incoming.admit`); raises ``Refused``."""
+        """:func:`~mcpkit.protocol.incoming.admit` for this server's App (raises ``Refused``)."""
         return self._admit(data, headers, self.app, self.limits)
 
     def capabilities(self, stateless: bool = False) -> dict[str, Any]:
