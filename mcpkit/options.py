@@ -39,6 +39,8 @@ class ServerOptions:
     ``store`` is where task records live and how replicas tell each other about changes:
     ``None`` (else ``MCPKIT_STORE``, else this process's memory) or ``"redis://host:port/db"``
     (``pip install "mcpkit[redis]"``; see ``docs/deployment.md``, the fleet recipe).
+    ``tracer_provider`` is the OpenTelemetry ``TracerProvider`` of the server's spans (``None``:
+    the global one; ``MCPKIT_OTEL`` turns them off; see ``docs/observability.md``).
     """
 
     mask_errors: bool = True
@@ -57,6 +59,7 @@ class ServerOptions:
     max_tasks: int = 1_000
     max_tasks_per_caller: int = 100
     store: str | None = None
+    tracer_provider: Any = None
 
     def __post_init__(self) -> None:
         timeout = self.tool_timeout

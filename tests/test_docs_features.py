@@ -31,6 +31,7 @@ PAGES = (
     "composition.md",
     "apps.md",
     "elicitation-url.md",
+    "observability.md",
 )
 # at least (Python, json) blocks; else (5, 4)
 CHECKED = {"http.md": (6, 2), "extensions.md": (2, 2), "apps.md": (4, 4)}

@@ -41,7 +41,9 @@ __all__ = [
     "current_caller",
     "encoding",
     "handshake_context",
+    "log_event",
     "progress_token",
+    "request_span",
     "stateless_context",
 ]
 
@@ -106,6 +108,27 @@ def caller_key(principal: Any) -> str | None:
     if isinstance(subject, str):
         return json.dumps(["sub", issuer, subject], default=str)
     return str(principal)
+
+
+request_span: contextvars.ContextVar[Any] = contextvars.ContextVar(
+    "mcpkit_request_span", default=None
+)
+"""The OpenTelemetry SERVER span of the request being served (``None`` without one, the
+usual case: :mod:`mcpkit.protocol.spans` sets it); ``ctx.info(...)`` and friends add events to
+it."""
+
+
+def log_event(level: str, data: Any, logger: str | None) -> None:
+    """Add a log message to the request's span as an event, whatever the client's log level
+    (the operator's copy; the client's follows its level)."""
+    span = request_span.get()
+    if span is None:
+        return
+    text = data if isinstance(data, str) else json.dumps(data, default=repr, ensure_ascii=False)
+    attributes = {"mcpkit.log.level": level, "mcpkit.log.data": text}
+    if logger is not None:
+        attributes["mcpkit.log.logger"] = logger
+    span.add_event("log", attributes)
 
 
 _FROM_CONTEXT: Any = object()
@@ -252,6 +275,7 @@ class RequestContext:
     async def log(self, level: str, data: Any, logger: str | None) -> None:
         if self.task is not None:
             return  # SEP-2663: no log notifications for tasks
+        log_event(level, data, logger)  # whatever the client's level: for the operator
         if self.log_level is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(self.log_level):
             return
         params: dict[str, Any] = {"level": level, "data": data}

@@ -71,6 +71,7 @@ from mcpkit.protocol.request import (
 )
 from mcpkit.protocol.request_state import StateSigner, state_key
 from mcpkit.protocol.tasks.runner import Tasks
+from mcpkit.protocol.telemetry import answering, telemetry_for
 from mcpkit.protocol.versions import (
     HTTP_DEFAULT_VERSION,
     META_CAPABILITIES,
@@ -114,6 +115,8 @@ class Server:
         self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks)
         self.read_uri = functools.partial(read_uri, self.runtime)
         self.step_up = functools.partial(step_up, app)  # (incoming, session) -> scopes to challenge
+        self.telemetry = telemetry_for(options.tracer_provider)  # None: MCPKIT_OTEL=off
+        self._admit = admit if self.telemetry is None else self.telemetry.admit  # traces refusals
         self.state: Any = None
         self._capabilities: dict[bool, dict[str, Any]] = {}
         self._generation = 0  # bumped by every change that may alter the capabilities
@@ -121,9 +124,8 @@ class Server:
         self._unsubscribe = app.subscribe(self._app_changed)
 
     def admit(self, data: bytes, headers: Headers) -> Incoming:
-        """Decode a transport's message and decide its era and its era's checks
-        (:func:`~mcpkit.protocol.incoming.admit`); raises ``Refused``."""
-        return admit(data, headers, self.app, self.limits)
+        """:func:`~mcpkit.protocol.incoming.admit` for this server's App (raises ``Refused``)."""
+        return self._admit(data, headers, self.app, self.limits)
 
     def capabilities(self, stateless: bool = False) -> dict[str, Any]:
         """An era's ``ServerCapabilities`` (computed once, again after the app's lists change)."""
@@ -232,6 +234,7 @@ class Session(Connection):
         self.server = server
         self.transport: Transport = "stdio"
         self.session_id: str | None = None  # an HTTP session's Mcp-Session-Id
+        self._answer_one = answering(server.telemetry, self._one, self)  # traced, or _one itself
 
     # ------------------------------------------------------------------------- entry
 
@@ -257,7 +260,7 @@ class Session(Connection):
         try:
             if isinstance(obj, list):
                 return await self._batch(obj, width)
-            return await self._one(obj, in_batch=False)
+            return await self._answer_one(obj, in_batch=False)
         finally:
             if token is not None:
                 _request_send.reset(token)
@@ -307,7 +310,7 @@ class Session(Connection):
         error = jsonrpc.batch_error(items, self.server.limits)
         if error is not None:
             return jsonrpc.error_response(None, error)
-        one = functools.partial(self._one, in_batch=True)
+        one = functools.partial(self._answer_one, in_batch=True)
         width = width or self.slots(items)
         answers = await jsonrpc.answer_batch(items, one, width, lambda: self._closing)
         responses = [answer for answer in answers if answer is not None]
