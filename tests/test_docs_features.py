@@ -29,6 +29,7 @@ PAGES = (
     "tasks.md",
     "extensions.md",
     "composition.md",
+    "schemas.md",
 )
 CHECKED = {"http.md": (6, 2), "extensions.md": (2, 2)}  # at least (Python, json); else (5, 4)
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
