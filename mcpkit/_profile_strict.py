@@ -73,6 +73,8 @@ def _node(node: Mapping[str, Any], path: str) -> dict[str, Any]:
             )
         kinds = ("object",)
     out = _kept(node)
+    if "object" in kinds and "type" not in node:
+        out = {"type": "object", **out}
     if members is not None:
         out["anyOf"] = [_node(m, child_path(path, "anyOf", i)) for i, m in enumerate(members)]
     if "object" in kinds:
@@ -117,8 +119,8 @@ def _reference(node: Mapping[str, Any], path: str) -> dict[str, Any]:
 
 
 def _object(node: Mapping[str, Any], path: str) -> dict[str, Any]:
-    properties = node.get("properties")
     extra = node.get("additionalProperties")
+    properties = node.get("properties", {} if extra is False else None)  # closed: no keys
     if not isinstance(properties, dict) or extra not in (None, False):
         raise Unpublishable(path, _OPEN)
     required = set(node.get("required", ()))

@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from mcpkit import App, DefinitionError, Header, InvalidArguments, ServerOptions
 from mcpkit._frozen import frozen
+from mcpkit._profile_words import DESCRIBED, described, words
 from mcpkit.docgen.providers import provider_findings
 from mcpkit.schema import EMPTY
 from mcpkit.testing import Client
@@ -502,3 +503,70 @@ def test_header_annotation_is_kept() -> None:
         schema = Tool(routed, schema_profile=profile).input_schema
         assert schema["properties"]["region"]["x-mcp-header"] == "Region"
         assert provider_findings(schema, "portable" if profile == "portable" else profile) == []
+
+
+NO_ARGUMENTS = {"type": "object", "additionalProperties": False}
+"""The form the MCP spec recommends for a tool without parameters (OpenAI wants properties)."""
+
+
+@pytest.mark.parametrize(
+    ("profile", "expected"),
+    [
+        ("portable", {"type": "object", "properties": {}}),
+        (
+            "openai-strict",
+            {"type": "object", "properties": {}, "required": [], "additionalProperties": False},
+        ),
+    ],
+)
+def test_tool_without_parameters(profile: Any, expected: dict[str, Any]) -> None:
+    def ping(**arguments: Any) -> str:
+        """Ping."""
+        return "pong"
+
+    schema = Tool(ping, input_schema=NO_ARGUMENTS, schema_profile=profile).input_schema
+    assert schema == expected
+    assert provider_findings(schema, "portable" if profile == "portable" else profile) == []
+
+
+def test_strict_types_an_untyped_object() -> None:
+    def put(**arguments: Any) -> str:
+        """Put."""
+        return "ok"
+
+    schema = {"type": "object", "properties": {"a": {"properties": {"b": {"type": "string"}}}}}
+    assert Tool(put, input_schema=schema, schema_profile="openai-strict").input_schema == {
+        "type": "object",
+        "properties": {
+            "a": {
+                "type": ["object", "null"],
+                "properties": {"b": {"type": ["string", "null"]}},
+                "required": ["b"],
+                "additionalProperties": False,
+            }
+        },
+        "required": ["a"],
+        "additionalProperties": False,
+    }
+
+
+@pytest.mark.parametrize(
+    ("node", "description", "expected"),
+    [
+        ({"minimum": 1}, None, "At least 1."),
+        ({"exclusiveMaximum": 1.5}, "Ratio", "Ratio. Less than 1.5."),
+        ({"minLength": 1}, "Name:", "Name: At least 1 character."),
+        ({"maxItems": 1, "uniqueItems": True}, None, "At most 1 item; no duplicate items."),
+        ({"minProperties": 2, "maxProperties": 4}, None, "Between 2 and 4 keys."),
+        (
+            {"enum": [True, None], "examples": ["a b", " c"]},
+            None,
+            'One of true, null; for example a b, " c".',
+        ),
+        ({"const": "x", "default": "x"}, "Fixed.", "Fixed. Always x; default x."),
+        ({}, "Plain", "Plain"),
+        ({}, None, None),
+    ],
+)
+def test_constraints_in_words(node: dict[str, Any], description: Any, expected: Any) -> None:
+    assert described(description, words(node, DESCRIBED)) == expected
