@@ -35,3 +35,25 @@ strict.add_tool(search)
 
 titled = App("titled", "1")
 titled.add_tool(search, input_schema={"type": "object", "title": "Search", "properties": {}})
+
+
+def report(
+    period: Annotated[int, Field(gt=0, le=50, multiple_of=5)] = 5,
+    link: Annotated[str, Field(json_schema_extra={"format": "uri"})] = "https://example.com",
+    tags: set[str] | None = None,
+) -> str:
+    """Report on a period.
+
+    Args:
+        period: Days covered.
+        link: Where to post it.
+        tags: Labels.
+    """
+    return str(period)
+
+
+bounded = App("bounded", "1")
+bounded.add_tool(report)
+
+bounded_portable = App("bounded", "1", options=ServerOptions(schema_profile="portable"))
+bounded_portable.add_tool(report)

@@ -3,6 +3,7 @@ schema and its literal findings, and the command's output and exit codes."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -256,4 +257,21 @@ def test_unknown_target_is_a_usage_error() -> None:
     assert result.exit_code == 2
     assert "'mistral' is not one of 'openai', 'openai-strict', 'anthropic', 'gemini'" in (
         result.stderr
+    )
+
+
+def test_diff_shows_what_a_profile_moved_into_words(tmp_path: Path) -> None:
+    for name in ("bounded", "bounded_portable"):
+        written = mcpkit("docs", app(name), "--format", "json", "-o", str(tmp_path / name))
+        assert written.exit_code == 0
+    result = mcpkit("diff", str(tmp_path / "bounded"), str(tmp_path / "bounded_portable"))
+    assert (result.exit_code, result.stdout) == (
+        0,
+        "compatible  tool 'report': parameter 'link': format \"uri\" -> (none) (loosened)\n"
+        "compatible  tool 'report': parameter 'link': description changed\n"
+        "compatible  tool 'report': parameter 'period': multipleOf 5 -> (none) (loosened)\n"
+        "compatible  tool 'report': parameter 'period': description changed\n"
+        "compatible  tool 'report': parameter 'tags': uniqueItems true -> (none) (loosened)\n"
+        "compatible  tool 'report': parameter 'tags': description changed\n"
+        "6 changes: 0 breaking, 6 compatible\n",
     )
