@@ -7,23 +7,15 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import pytest
-from profile_types import BATTERY, Address, Node
+from profile_types import BATTERY, PORTABLE, STRICT, Address, Node, Refused
 from pydantic import BaseModel, Field
 
 from mcpkit import App, DefinitionError, Header, InvalidArguments, ServerOptions
-from mcpkit._frozen import frozen
 from mcpkit._profile_words import DESCRIBED, described, words
 from mcpkit.docgen.providers import provider_findings
 from mcpkit.schema import EMPTY
 from mcpkit.testing import Client
 from mcpkit.tools import Tool
-
-
-@frozen
-class Refused:
-    """What a profile says it cannot publish about parameter ``$.x``."""
-
-    text: str
 
 
 def tool_of(annotation: Any, default: Any, profile: Any) -> Tool:
@@ -37,264 +29,6 @@ def tool_of(annotation: Any, default: Any, profile: Any) -> Tool:
         x.__defaults__ = (default,)
     x.__doc__ = "T.\n\nArgs:\n    x: The value.\n"
     return Tool(x, schema_profile=profile)
-
-
-ADDRESS = {
-    "properties": {
-        "street": {"type": "string", "description": "Street and number"},
-        "zip": {
-            "type": "string",
-            "description": "Matching the regular expression ^\\d{5}$.",
-            "pattern": "^\\d{5}$",
-        },
-        "floor": {"type": "integer"},
-    },
-    "required": ["street", "zip"],
-}
-"""Address's fields as the portable profile publishes them (the zip pattern said in words)."""
-
-PORTABLE: dict[str, Any] = {
-    "str": ({"type": "string", "description": "The value."}, True),
-    "bool-default": (
-        {"type": "boolean", "description": "The value. Default false.", "default": False},
-        False,
-    ),
-    "int-bounds": (
-        {
-            "type": "integer",
-            "description": "The value. Between 1 and 50; default 10.",
-            "minimum": 1,
-            "maximum": 50,
-            "default": 10,
-        },
-        False,
-    ),
-    "float-exclusive": (
-        {
-            "type": "number",
-            "description": "The value. Greater than 0 and less than 1; a multiple of 0.25.",
-            "minimum": 0,
-            "maximum": 1,
-        },
-        True,
-    ),
-    "int-exclusive": (
-        {
-            "type": "integer",
-            "description": "The value. Greater than 0 and less than 10.",
-            "minimum": 1,
-            "maximum": 9,
-        },
-        True,
-    ),
-    "str-length": (
-        {
-            "type": "string",
-            (
-                "description"
-            ): "The value. Between 1 and 50 characters; matching the regular expression ^[a-z]+$.",
-            "minLength": 1,
-            "maxLength": 50,
-            "pattern": "^[a-z]+$",
-        },
-        True,
-    ),
-    "optional-none": ({"type": "string", "description": "The value."}, False),
-    "optional-default": (
-        {"type": "integer", "description": "The value. Default 3.", "default": 3},
-        False,
-    ),
-    "literal": (
-        {
-            "type": "string",
-            "description": "The value. Default a.",
-            "enum": ["a", "b"],
-            "default": "a",
-        },
-        False,
-    ),
-    "literal-int": (
-        {"type": "integer", "description": "The value. Always 5.", "minimum": 5, "maximum": 5},
-        True,
-    ),
-    "enum": (
-        {
-            "type": "string",
-            "description": "The value. Default red.",
-            "enum": ["red", "green"],
-            "default": "red",
-        },
-        False,
-    ),
-    "int-enum": (
-        {"type": "integer", "description": "The value. One of 1, 2.", "minimum": 1, "maximum": 2},
-        True,
-    ),
-    "model": ({"type": "object", "description": "The value.", **ADDRESS}, True),
-    "list-of-models": (
-        {
-            "type": "array",
-            "description": "The value.",
-            "items": {"type": "object", "description": "A postal address.", **ADDRESS},
-        },
-        True,
-    ),
-    "list-bounds": (
-        {
-            "type": "array",
-            "description": "The value. Between 1 and 3 items.",
-            "items": {"type": "integer"},
-            "minItems": 1,
-            "maxItems": 3,
-        },
-        True,
-    ),
-    "set": (
-        {
-            "type": "array",
-            "description": "The value. No duplicate items.",
-            "items": {"type": "string"},
-        },
-        True,
-    ),
-    "date-time": (
-        {"type": "string", "description": "The value. Format: date-time.", "format": "date-time"},
-        True,
-    ),
-    "uuid": ({"type": "string", "description": "The value. Format: uuid."}, True),
-    "uri": (
-        {
-            "type": "string",
-            "description": "The value. At least 1 character; format: uri.",
-            "minLength": 1,
-        },
-        True,
-    ),
-    "dict": Refused(
-        "an object without named properties (dict[str, T], Any, an open object): Gemini needs"
-        " non-empty properties (vercel/ai#3371); use a list of {key, value} objects or a JSON"
-        " string"
-    ),
-    "union": Refused(
-        "a union of 2 types, which Gemini refuses beside a type and clients cut to its first "
-        "member (LibreChat PR#13850); make it one type: one object with a string-enum field "
-        "saying which kind, the other fields optional (or split the tool)"
-    ),
-    "tuple": Refused("a tuple (prefixItems), which Gemini cannot take ([LC-13850]); use an object"),
-    "any": Refused(
-        "no type (any JSON value): Gemini needs a type on every property "
-        "(P0luz/Ombre-Brain#119); give the parameter a type"
-    ),
-    "recursive": Refused(
-        "a recursive type (Node contains itself), which Gemini and Anthropic's strict mode "
-        "cannot take ([pyd-goo], [ANT-SO]); give it a fixed depth or pass the tree as a JSON "
-        "string"
-    ),
-}
-STRICT_ADDRESS = {
-    "properties": {
-        "street": {"type": "string", "description": "Street and number"},
-        "zip": {"type": "string", "pattern": "^\\d{5}$"},
-        "floor": {"type": ["integer", "null"]},
-    },
-    "required": ["street", "zip", "floor"],
-    "additionalProperties": False,
-}
-"""Address's fields in openai-strict: closed, all required, the optional floor nullable."""
-
-STRICT: dict[str, Any] = {
-    "str": {"type": "string", "description": "The value."},
-    "bool-default": {"type": ["boolean", "null"], "description": "The value. Default false."},
-    "int-bounds": {
-        "type": ["integer", "null"],
-        "maximum": 50,
-        "minimum": 1,
-        "description": "The value. Default 10.",
-    },
-    "float-exclusive": {
-        "type": "number",
-        "exclusiveMaximum": 1,
-        "exclusiveMinimum": 0,
-        "multipleOf": 0.25,
-        "description": "The value.",
-    },
-    "int-exclusive": {
-        "type": "integer",
-        "exclusiveMaximum": 10,
-        "exclusiveMinimum": 0,
-        "description": "The value.",
-    },
-    "str-length": {
-        "type": "string",
-        "pattern": "^[a-z]+$",
-        "description": "The value. Between 1 and 50 characters.",
-    },
-    "optional-none": {"type": ["string", "null"], "description": "The value."},
-    "optional-default": {
-        "description": "The value. Default 3.",
-        "anyOf": [{"type": "integer"}, {"type": "null"}],
-    },
-    "literal": {
-        "anyOf": [{"type": "string", "enum": ["a", "b"]}, {"type": "null"}],
-        "description": "The value. Default a.",
-    },
-    "literal-int": {"type": "integer", "const": 5, "description": "The value."},
-    "enum": {
-        "anyOf": [{"type": "string", "enum": ["red", "green"]}, {"type": "null"}],
-        "description": "The value. Default red.",
-    },
-    "int-enum": {"type": "integer", "enum": [1, 2], "description": "The value."},
-    "model": {"type": "object", "description": "The value.", **STRICT_ADDRESS},
-    "list-of-models": {
-        "type": "array",
-        "description": "The value.",
-        "items": {"type": "object", "description": "A postal address.", **STRICT_ADDRESS},
-    },
-    "list-bounds": {
-        "type": "array",
-        "maxItems": 3,
-        "minItems": 1,
-        "description": "The value.",
-        "items": {"type": "integer"},
-    },
-    "set": {
-        "type": "array",
-        "description": "The value. No duplicate items.",
-        "items": {"type": "string"},
-    },
-    "date-time": {"type": "string", "format": "date-time", "description": "The value."},
-    "uuid": {"type": "string", "format": "uuid", "description": "The value."},
-    "uri": {"type": "string", "description": "The value. At least 1 character; format: uri."},
-    "dict": Refused(
-        "an object without named properties (dict[str, T], Any, extra keys allowed), which "
-        "strict mode cannot express ([OAI-SO], [oa-agents]); use a list of {key, value} "
-        "objects, a model, or a JSON string"
-    ),
-    "union": {"description": "The value.", "anyOf": [{"type": "integer"}, {"type": "string"}]},
-    "tuple": Refused("an array of untyped items or a tuple, which strict mode refuses ([pyd-oai])"),
-    "any": Refused("no type (any JSON value), which strict mode refuses ([OAI-SO]); type it"),
-    "recursive": {
-        "type": "object",
-        "properties": {"x": {"anyOf": [{"$ref": "#/$defs/Node"}], "description": "The value."}},
-        "required": ["x"],
-        "additionalProperties": False,
-        "$defs": {
-            "Node": {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "children": {
-                        "type": ["array", "null"],
-                        "description": "Default [].",
-                        "items": {"$ref": "#/$defs/Node"},
-                    },
-                },
-                "required": ["name", "children"],
-                "additionalProperties": False,
-            }
-        },
-    },
-}
 
 
 def refusal(tool: Tool) -> str:
@@ -570,3 +304,112 @@ def test_strict_types_an_untyped_object() -> None:
 )
 def test_constraints_in_words(node: dict[str, Any], description: Any, expected: Any) -> None:
     assert described(description, words(node, DESCRIBED)) == expected
+
+
+# ---------------------------------------------------------- hand-written schemas, reshaped
+
+EXPLICIT = {
+    "type": "object",
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Put",
+    "properties": {
+        "item": {"$ref": "#/$defs/Item", "description": "The item."},
+        "mode": {"const": "fast"},
+        "shape": {"oneOf": [{"type": "string", "enum": ["a"]}, {"type": "null"}]},
+        "extra": {
+            "allOf": [
+                {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                {"properties": {"b": {"type": "integer", "examples": [1]}}},
+            ]
+        },
+        "level": {"type": "integer", "enum": [1, 2, 4]},
+        "size": {"type": "number", "exclusiveMinimum": 0.5, "minimum": 0},
+    },
+    "required": ["item", "mode"],
+    "$defs": {
+        "Item": {
+            "type": "object",
+            "title": "Item",
+            "properties": {"id": {"type": "string", "format": "email"}},
+            "required": ["id"],
+        }
+    },
+}
+"""$ref with a sibling, const, oneOf with null, allOf, an integer enum, two lower bounds."""
+
+EXPLICIT_PORTABLE = {
+    "type": "object",
+    "properties": {
+        "item": {
+            "type": "object",
+            "description": "The item.",
+            "properties": {"id": {"type": "string", "description": "Format: email."}},
+            "required": ["id"],
+        },
+        "mode": {"type": "string", "enum": ["fast"]},
+        "shape": {"type": "string", "enum": ["a"]},
+        "extra": {
+            "type": "object",
+            "properties": {
+                "a": {"type": "string"},
+                "b": {"type": "integer", "description": "For example 1."},
+            },
+            "required": ["a"],
+        },
+        "level": {"type": "integer", "description": "One of 1, 2, 4."},
+        "size": {
+            "type": "number",
+            "description": "At least 0 and greater than 0.5.",
+            "minimum": 0.5,
+        },
+    },
+    "required": ["item", "mode"],
+}
+
+EXPLICIT_STRICT = {
+    "type": "object",
+    "properties": {
+        "item": {"anyOf": [{"$ref": "#/$defs/Item"}], "description": "The item."},
+        "mode": {"const": "fast"},
+        "shape": {"anyOf": [{"type": "string", "enum": ["a"]}, {"type": "null"}]},
+        "extra": {
+            "type": ["object", "null"],
+            "properties": {
+                "a": {"type": "string"},
+                "b": {"type": ["integer", "null"], "description": "For example 1."},
+            },
+            "required": ["a", "b"],
+            "additionalProperties": False,
+        },
+        "level": {"anyOf": [{"type": "integer", "enum": [1, 2, 4]}, {"type": "null"}]},
+        "size": {"type": ["number", "null"], "exclusiveMinimum": 0.5, "minimum": 0},
+    },
+    "required": ["item", "mode", "shape", "extra", "level", "size"],
+    "additionalProperties": False,
+    "$defs": {
+        "Item": {
+            "type": "object",
+            "properties": {"id": {"type": "string", "format": "email"}},
+            "required": ["id"],
+            "additionalProperties": False,
+        }
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("profile", "target", "expected"),
+    [
+        ("portable", "portable", EXPLICIT_PORTABLE),
+        ("openai-strict", "openai-strict", EXPLICIT_STRICT),
+    ],
+)
+def test_explicit_schema_keywords(profile: Any, target: str, expected: dict[str, Any]) -> None:
+    def put(**arguments: Any) -> str:
+        """Put."""
+        return "ok"
+
+    schema = Tool(put, input_schema=EXPLICIT, schema_profile=profile).input_schema
+    assert schema == expected
+    assert provider_findings(schema, target) == []
+    assert provider_findings(EXPLICIT, target) != []
