@@ -28,6 +28,7 @@ objects without named properties (``dict[str, T]``, ``Any``: Gemini needs ``prop
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -203,12 +204,14 @@ def _bounds(node: Mapping[str, Any], kind: str) -> dict[str, Any]:
     """``minimum``/``maximum``, exclusive bounds folded in: ``n + 1`` for integers, ``n`` for
     numbers (the description says "greater than n"; modelcontextprotocol/servers#1624)."""
     out = {k: node[k] for k in _NUMBER_KEYS if _is_number(node.get(k))}
-    step = 1 if kind == "integer" else 0
+    integral = kind == "integer"
     above, below = node.get("exclusiveMinimum"), node.get("exclusiveMaximum")
     if above is not None and _is_number(above):
-        out["minimum"] = max(out.get("minimum", above + step), above + step)
+        low = math.floor(above) + 1 if integral else above
+        out["minimum"] = max(out.get("minimum", low), low)
     if below is not None and _is_number(below):
-        out["maximum"] = min(out.get("maximum", below - step), below - step)
+        high = math.ceil(below) - 1 if integral else below
+        out["maximum"] = min(out.get("maximum", high), high)
     return out
 
 

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mcpkit._jsonschema import child_path, local_name, named_types, union_members
-from mcpkit._profile_shapes import Refs, Unpublishable, merged_all_of
+from mcpkit._profile_shapes import Refs, Unpublishable, is_null, merged_all_of
 from mcpkit._profile_words import DESCRIBED, described, words
 from mcpkit._provider_facts import (
     MCP_ANNOTATIONS,
@@ -147,9 +147,7 @@ def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
     """An optional property as strict mode has it: required, and ``null`` allowed."""
     kinds = named_types(schema)
     members = schema.get("anyOf")
-    if (kinds and "null" in kinds) or (
-        isinstance(members, list) and any(named_types(m) == ("null",) for m in members)
-    ):
+    if (kinds and "null" in kinds) or (isinstance(members, list) and any(map(is_null, members))):
         return schema
     if isinstance(schema.get("type"), str) and "enum" not in schema and "const" not in schema:
         return {**schema, "type": [schema["type"], "null"]}
