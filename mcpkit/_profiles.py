@@ -69,34 +69,74 @@ def omitting_nulls(validate: Validate, schema: Mapping[str, Any]) -> Validate:
     property it does not require: strict mode makes the model send ``null`` for what it would
     have omitted, so that ``null`` means "omitted" (the default applies).
 
-    Costs one walk over the arguments per call, for ``openai-strict`` tools only.
+    Where such properties are is worked out once; a call then looks only there (and copies
+    only what it changes). ``validate`` itself when there are none.
     """
+    plan = _plan(schema, schema, {})
+    if plan.empty:
+        return validate
 
     def without_nulls(arguments: Mapping[str, Any]) -> dict[str, Any]:
-        return validate(_dropped(arguments, schema, schema))
+        return validate(plan.apply(arguments))
 
     return without_nulls
 
 
-def _dropped(value: Any, schema: Any, root: Mapping[str, Any]) -> Any:
+class _Plan:
+    """Where nulls may be dropped in a value of one schema: the properties themselves, the
+    properties to look into, the items to look into. Plans of recursive types refer to
+    themselves."""
+
+    def __init__(self) -> None:
+        self.drop: tuple[str, ...] = ()
+        self.inner: dict[str, _Plan] = {}
+        self.items: _Plan | None = None
+        self.done = False  # False while a recursive type's plan is still being made
+
+    @property
+    def empty(self) -> bool:
+        return not (self.drop or self.inner or self.items)
+
+    def apply(self, value: Any) -> Any:
+        if isinstance(value, list) and self.items is not None:
+            items = [self.items.apply(item) for item in value]
+            return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        if not isinstance(value, Mapping):
+            return value
+        out = value
+        for name in self.drop:
+            if name in out and out[name] is None:
+                out = {k: v for k, v in out.items() if k != name}
+        for name, plan in self.inner.items():
+            if name in out and (found := plan.apply(out[name])) is not out[name]:
+                out = {**out, name: found}
+        return out
+
+
+def _plan(schema: Any, root: Mapping[str, Any], memo: dict[int, _Plan]) -> _Plan:
+    plan = _Plan()
     if not isinstance(schema, dict):
-        return value
+        return plan
     schema = deref(schema, root)
     kept = [b for b in branches(schema, root) if not is_null(b)]
-    if len(kept) == 1:
-        schema = kept[0]
-    if isinstance(value, list) and isinstance(schema.get("items"), dict):
-        return [_dropped(item, schema["items"], root) for item in value]
+    schema = kept[0] if len(kept) == 1 else schema
+    if id(schema) in memo:
+        return memo[id(schema)]
+    memo[id(schema)] = plan
+    items = schema.get("items")
+    if isinstance(items, dict):
+        found = _plan(items, root, memo)
+        plan.items = None if found.done and found.empty else found
     properties = schema.get("properties")
-    if not isinstance(value, dict) or not isinstance(properties, dict):
-        return value
-    required = schema.get("required", ())
-    return {
-        key: _dropped(item, properties.get(key), root)
-        for key, item in value.items()
-        if not (item is None and key in properties and key not in required)
-        or _takes_null(properties[key], root)
-    }
+    if isinstance(properties, dict):
+        required = schema.get("required", ())
+        plan.drop = tuple(
+            n for n, s in properties.items() if n not in required and not _takes_null(s, root)
+        )
+        inner = {n: _plan(s, root, memo) for n, s in properties.items()}
+        plan.inner = {n: p for n, p in inner.items() if not (p.done and p.empty)}
+    plan.done = True
+    return plan
 
 
 def _takes_null(schema: Any, root: Mapping[str, Any]) -> bool:

@@ -413,3 +413,19 @@ def test_explicit_schema_keywords(profile: Any, target: str, expected: dict[str,
     assert schema == expected
     assert provider_findings(schema, target) == []
     assert provider_findings(EXPLICIT, target) != []
+
+
+def test_openai_strict_null_inside_a_recursive_type() -> None:
+    def count(tree: Node) -> int:
+        """Count the nodes."""
+        return 1 + sum(count(child) for child in tree.children)
+
+    app = App("trees", "1", options=ServerOptions(schema_profile="openai-strict"))
+    app.add_tool(count)
+    tree = {"name": "a", "children": [{"name": "b", "children": None}, {"name": "c"}]}
+    with Client(app) as client:
+        assert client.call_tool("count", {"tree": tree}).data == 3
+        refused = client.call_tool("count", {"tree": {"name": None, "children": None}})
+    assert refused["content"][0]["text"] == (
+        "Invalid arguments for tool 'count':\n- tree.name: expected string; received null"
+    )
