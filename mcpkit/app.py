@@ -119,8 +119,11 @@ class App(Announcer):
         Options: ``name``, ``title``, ``description``, ``annotations``, ``icons``, ``meta``,
         ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``,
         ``blocking`` (``False`` runs a sync function on the event loop; only for code that
-        never blocks), and ``timeout`` (seconds; see :class:`ToolOptions`).
+        never blocks), ``timeout`` (seconds; see :class:`ToolOptions`) and ``schema_profile``
+        (``None``: ``ServerOptions.schema_profile``).
         """
+        if options.get("schema_profile") is None:
+            options["schema_profile"] = self.options.schema_profile
         tool = Tool(fn, **options)
         if tool.ui is not None:
             check_link(tool.label, tool.ui, self._resources)

@@ -32,6 +32,7 @@ PAGES = (
     "apps.md",
     "elicitation-url.md",
     "observability.md",
+    "schemas.md",
 )
 # at least (Python, json) blocks; else (5, 4)
 CHECKED = {"http.md": (6, 2), "extensions.md": (2, 2), "apps.md": (4, 4)}
