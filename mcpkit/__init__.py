@@ -27,6 +27,7 @@ from mcpkit.exceptions import (
     ResourceNotFound,
     SettingsError,
     ToolError,
+    UrlElicitationRequired,
 )
 from mcpkit.middleware import Call
 from mcpkit.results import ToolResult
@@ -55,5 +56,6 @@ __all__ = [
     "ToolAnnotations",
     "ToolError",
     "ToolResult",
+    "UrlElicitationRequired",
     "__version__",
 ]

@@ -4,6 +4,9 @@ Every tool, resource and prompt takes a ``tag`` (unique per fuzzed message) and 
 under it, so a suite can tell how often each message ran. ``gate`` and ``gate_sync`` block until
 the ``release`` tool is called; ``runs`` answers the counts; ``guarded`` needs a scope no fuzz
 client holds, so a call to it must be answered as an unknown tool and never run.
+``part_quick`` comes from an included app; ``needs_url`` runs, then asks for a URL elicitation
+(``-32042``, an input request, or ``-32021`` for a client without ``elicitation.url``); a
+tool linked to an MCP Apps view puts ``_meta.ui`` in every list.
 ``make_app()`` builds a fresh app (with its own counts and gates) for each in-process example.
 Every request passes through a middleware (``relay``), so the suites' invariants (each id
 answered once, no tool run twice, cancels honoured) hold with the middleware path in between.
@@ -18,7 +21,7 @@ from typing import Any
 
 from gates import Gate
 
-from mcpkit import App, Call, Context
+from mcpkit import App, Call, Context, UrlElicitationRequired
 from mcpkit.middleware import CallNext
 
 
@@ -43,7 +46,20 @@ def make_app() -> tuple[App, Recorder]:
     recorder = Recorder()
     _add_tools(app, recorder)
     _add_features(app, recorder)
+    app.include(_part(recorder), prefix="part")
     return app, recorder
+
+
+def _part(recorder: Recorder) -> App:
+    """An included app: its tool is served as ``part_quick``."""
+    part = App("part", "1.0")
+
+    @part.tool
+    async def quick(tag: str) -> str:
+        recorder.ran(tag)
+        return tag
+
+    return part
 
 
 async def relay(call: Call, call_next: CallNext) -> dict[str, Any]:
@@ -127,6 +143,15 @@ def _add_features(app: App, recorder: Recorder) -> None:
         """Greets a tag."""
         recorder.ran(tag)
         return f"hello {tag}"
+
+    @app.ui("ui://fuzz/board")
+    def board() -> str:
+        return "<p>board</p>"
+
+    @app.tool(ui="ui://fuzz/board")
+    def needs_url(tag: str) -> str:
+        recorder.ran(tag)
+        raise UrlElicitationRequired("https://example.com/consent", "Consent first")
 
     @app.completion
     def complete(ref: dict[str, Any], argument: str, value: str, given: Any) -> list[str]:

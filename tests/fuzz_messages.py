@@ -46,7 +46,7 @@ BAD_METAS: list[dict[str, Any]] = [
     {META_VERSION: STATELESS_VERSION, META_CAPABILITIES: []},
     {**META, META_LOG_LEVEL: "loud"},
 ]
-QUICK_TOOLS = ("quick", "quick_sync", "echo", "quick_task")
+QUICK_TOOLS = ("quick", "quick_sync", "echo", "quick_task", "part_quick", "needs_url")
 BLOCKING_TOOLS = ("gate", "gate_sync")
 METHODS = (
     "ping",

@@ -49,6 +49,8 @@ FORBIDDEN_ON_IMPORT = (
     "redis",
     "mcpkit._explicit_schema",
     "mcpkit.protocol.fleet.redis_fleet",
+    "opentelemetry",
+    "mcpkit.protocol.spans",
     "mcpkit.cli",
     "mcpkit.transports.http",
     "mcpkit.transports.stdio",

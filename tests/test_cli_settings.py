@@ -187,3 +187,19 @@ def test_app_run_exits_2_with_the_problems() -> None:
     done = run(["-c", code], env, json.dumps(INITIALIZE) + "\n")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == MISSING_KEY
+
+
+def test_the_settings_of_an_included_app_are_checked_too(tmp_path: Path) -> None:
+    composed = tmp_path / "composed_weather.py"
+    composed.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(WEATHER_DIR)!r})\n"
+        "from weather_server import app as weather\n"
+        "from mcpkit import App\n"
+        "app = App('main', '1')\n"
+        "app.include(weather, prefix='wx')\n",
+        encoding="utf-8",
+    )
+    done = run(["-m", "mcpkit", "run", f"{composed}:app"], env_without_settings())
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"mcpkit run: error: {MISSING_KEY}"

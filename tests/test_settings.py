@@ -372,3 +372,20 @@ def test_a_parameter_of_another_model_is_still_an_argument() -> None:
         return options.units
 
     assert "options" in app.tools["configure"].definition["inputSchema"]["properties"]
+
+
+def test_an_included_apps_tools_read_its_own_settings() -> None:
+    part = weather_app()
+
+    @part.tool
+    def units(settings: Weather, ctx: Context) -> str:
+        """The units, injected and from the context."""
+        return f"{settings.units} {ctx.settings.units}"
+
+    part.load_settings({"api_key": "k", "units": "imperial"}, environ={})
+    main = App("main", "1")
+    main.include(part, prefix="wx")
+    with Client(main) as client:
+        assert client.call_tool("wx_units", {})["content"] == [
+            {"type": "text", "text": "imperial imperial"}
+        ]

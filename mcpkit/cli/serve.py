@@ -12,6 +12,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from mcpkit._compose import included_apps
 from mcpkit._envfile import EnvFileError, pair
 from mcpkit.app import App
 from mcpkit.cli.loader import TargetError, load_app
@@ -34,9 +35,13 @@ def load_or_report(target: str) -> App | None:
 def configure(
     app: App, env_file: str | None = None, sets: Sequence[str] = (), command: str = "run"
 ) -> bool:
-    """Validate the App's settings from ``env_file``, the environment and ``--set`` pairs;
-    ``False`` after the problems on stderr (an App without settings takes neither option)."""
+    """Validate the App's settings from ``env_file``, the environment and ``--set`` pairs (and
+    those of the apps it includes, from the environment); ``False`` after the problems on
+    stderr (an App without settings takes neither option)."""
     try:
+        for part in included_apps(app):  # an included app's tools read its own settings
+            if part.settings_spec is not None:
+                part.settings_spec.current()
         if app.settings_spec is None:
             if env_file is not None or sets:
                 raise SettingsError(app.name, [f"  --env-file and --set: {_NO_SETTINGS}"])

@@ -12,8 +12,7 @@ request a cancellation names).
 
 Era rule: a request is stateless-era (2026-07-28) when ``params._meta`` carries
 ``io.modelcontextprotocol/protocolVersion`` or its method is ``server/discover`` /
-``subscriptions/listen``; otherwise it belongs to the handshake session that ``initialize``
-opened.
+``subscriptions/listen``; otherwise it belongs to the handshake session that ``initialize`` opened.
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from mcpkit._compose import enter_lifespans
 from mcpkit._workers import Workers
 from mcpkit.app import App
 from mcpkit.exceptions import (
@@ -35,6 +35,7 @@ from mcpkit.exceptions import (
     MethodNotFound,
     ProtocolError,
     ResourceNotFound,
+    UrlElicitationRequired,
 )
 from mcpkit.middleware import Transport
 from mcpkit.protocol import jsonrpc
@@ -55,6 +56,7 @@ from mcpkit.protocol.methods import (
     protocol_error_in,
     read_uri,
 )
+from mcpkit.protocol.methods.input_required import url_input_required
 from mcpkit.protocol.pipeline import through_middleware
 from mcpkit.protocol.request import (
     ActingFor,
@@ -68,6 +70,7 @@ from mcpkit.protocol.request import (
 )
 from mcpkit.protocol.request_state import StateSigner, state_key
 from mcpkit.protocol.tasks.runner import Tasks
+from mcpkit.protocol.telemetry import answering, telemetry_for
 from mcpkit.protocol.versions import (
     HTTP_DEFAULT_VERSION,
     META_CAPABILITIES,
@@ -111,17 +114,17 @@ class Server:
         self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks)
         self.read_uri = functools.partial(read_uri, self.runtime)
         self.step_up = functools.partial(step_up, app)  # (incoming, session) -> scopes to challenge
+        self.telemetry = telemetry_for(options.tracer_provider)  # None: MCPKIT_OTEL=off
+        self._admit = admit if self.telemetry is None else self.telemetry.admit  # traces refusals
         self.state: Any = None
-        self.settings_spec = app.settings_spec  # what each request's ctx.settings reads
         self._capabilities: dict[bool, dict[str, Any]] = {}
         self._generation = 0  # bumped by every change that may alter the capabilities
         self._lifespan: contextlib.AsyncExitStack | None = None
         self._unsubscribe = app.subscribe(self._app_changed)
 
     def admit(self, data: bytes, headers: Headers) -> Incoming:
-        """Decode a transport's message and decide its era and its era's checks
-        (:func:`~mcpkit.protocol.incoming.admit`); raises ``Refused``."""
-        return admit(data, headers, self.app, self.limits)
+        """:func:`~mcpkit.protocol.incoming.admit` for this server's App (raises ``Refused``)."""
+        return self._admit(data, headers, self.app, self.limits)
 
     def capabilities(self, stateless: bool = False) -> dict[str, Any]:
         """An era's ``ServerCapabilities`` (computed once, again after the app's lists change)."""
@@ -134,7 +137,7 @@ class Server:
         return computed
 
     def _app_changed(self, kind: str, uri: str | None) -> None:
-        if kind != "resource":
+        if kind not in ("resource", "elicitation"):  # neither changes the capabilities
             self._generation += 1
             self._capabilities = {}
 
@@ -143,7 +146,7 @@ class Server:
         if self._lifespan is None:
             await self._join_fleet()
             self._lifespan = contextlib.AsyncExitStack()
-            self.state = await self._lifespan.enter_async_context(self.app.lifespan(self.app))
+            self.state = await enter_lifespans(self.app, self._lifespan)
 
     async def end_streams(self) -> None:
         """Answer every open ``subscriptions/listen`` request (a graceful shutdown)."""
@@ -230,6 +233,7 @@ class Session(Connection):
         self.server = server
         self.transport: Transport = "stdio"
         self.session_id: str | None = None  # an HTTP session's Mcp-Session-Id
+        self._answer_one = answering(server.telemetry, self._one, self)  # traced, or _one itself
 
     # ------------------------------------------------------------------------- entry
 
@@ -255,7 +259,7 @@ class Session(Connection):
         try:
             if isinstance(obj, list):
                 return await self._batch(obj, width)
-            return await self._one(obj, in_batch=False)
+            return await self._answer_one(obj, in_batch=False)
         finally:
             if token is not None:
                 _request_send.reset(token)
@@ -305,7 +309,7 @@ class Session(Connection):
         error = jsonrpc.batch_error(items, self.server.limits)
         if error is not None:
             return jsonrpc.error_response(None, error)
-        one = functools.partial(self._one, in_batch=True)
+        one = functools.partial(self._answer_one, in_batch=True)
         width = width or self.slots(items)
         answers = await jsonrpc.answer_batch(items, one, width, lambda: self._closing)
         responses = [answer for answer in answers if answer is not None]
@@ -355,6 +359,8 @@ class Session(Connection):
                 return None  # the handler swallowed its cancellation: still no answer
             response = jsonrpc.result_response(request.id, result)
         except ProtocolError as exc:
+            if isinstance(exc, UrlElicitationRequired):
+                exc = self.url_elicitation(exc)
             response = jsonrpc.error_response(request.id, exc)
         except BaseException as exc:  # whatever a handler raises, its request is answered once
             if request.id in self._cancelled:
@@ -374,7 +380,7 @@ class Session(Connection):
             params.get("_meta"),
             send=_request_send.get() or self.send,
             state=self.server.state,
-            settings_spec=self.server.settings_spec,
+            settings_spec=self.server.app.settings_spec,
             reader=self.server.read_uri,
             transport=self.transport,
         )
@@ -385,6 +391,8 @@ class Session(Connection):
             result = await self._run(request.method, method, ctx, params)
         except ResourceNotFound as exc:  # retired in 2026-07-28: -32602 with the same data
             raise InvalidParams(exc.message, exc.data) from None
+        except UrlElicitationRequired as exc:  # so is -32042 (from a middleware, say)
+            result = url_input_required(ctx, exc)
         return stateless_result(result, request.method, method, self.server.app, ctx)
 
     async def _handshake(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
