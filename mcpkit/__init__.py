@@ -25,6 +25,7 @@ from mcpkit.exceptions import (
     MCPKitError,
     ProtocolError,
     ResourceNotFound,
+    SettingsError,
     ToolError,
     UrlElicitationRequired,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "ResourceLink",
     "ResourceNotFound",
     "ServerOptions",
+    "SettingsError",
     "Text",
     "Tool",
     "ToolAnnotations",

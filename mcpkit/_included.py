@@ -22,7 +22,8 @@ __all__ = ["is_view", "origin_of", "owned_access", "view_class"]
 
 
 class _OwnedContext(Context):
-    """The ``Context`` of an included definition: its ``state`` is its own app's."""
+    """The ``Context`` of an included definition: its ``state`` and ``settings`` are its own
+    app's."""
 
     __slots__ = ("_owner",)
 
@@ -36,6 +37,12 @@ class _OwnedContext(Context):
         the app was included after the server started: its lifespan never ran there)."""
         states = self._scope.state
         return states.of.get(self._owner) if type(states) is Lifespans else None
+
+    @property
+    def settings(self) -> Any:
+        """This definition's own app's settings (``None`` when it has none)."""
+        owner: Any = self._owner  # the App that declared the definition
+        return owner.settings
 
 
 def _owned(context: Context | None, owner: object) -> Context | None:

@@ -153,30 +153,52 @@ def declared_context(fn: Callable[..., Any], annotation: Any) -> bool:
 
 @frozen
 class Parameters:
-    """A compiled signature: published parameters, injected ones, return hint, prose."""
+    """A compiled signature: published parameters, injected ones, return hint, prose.
+
+    ``injected`` lists the ``Context`` and settings parameters, in order, as ``(name, True)``
+    for a settings one: what ``invoke`` fills in, in one loop.
+    """
 
     params: list[Param]
     context_names: tuple[str, ...]
     returns: Any
     description: str | None
+    injected: tuple[tuple[str, bool], ...] = ()
 
 
 def parameters(
-    fn: Callable[..., Any], signature: inspect.Signature, where: str, *, publish: bool = True
+    fn: Callable[..., Any],
+    signature: inspect.Signature,
+    where: str,
+    *,
+    publish: bool = True,
+    settings_type: Any = None,
 ) -> Parameters:
     """Resolve a checked signature into published and injected parameters.
 
-    ``publish=False`` (a tool with an explicit input schema) publishes none of them.
+    ``publish=False`` (a tool with an explicit input schema) publishes none of them. A parameter
+    annotated with ``settings_type`` (the App's settings class) is injected, like ``Context``.
     """
     hints = resolve_hints(fn, where)
     doc = parse_docstring(fn.__doc__)
     context_names = tuple(n for n in signature.parameters if is_context(hints.get(n)))
+    settings_names = tuple(
+        n
+        for n in signature.parameters
+        if settings_type is not None and hints.get(n) is settings_type
+    )
     params = [
         Param(name, hints[name], p.default, doc.params.get(name))
         for name, p in signature.parameters.items()
-        if name not in context_names and publish
+        if name not in context_names and name not in settings_names and publish
     ]
-    return Parameters(params, context_names, hints.get("return", EMPTY), doc.description)
+    returns, text = hints.get("return", EMPTY), doc.description
+    injected = tuple(
+        (name, name in settings_names)
+        for name in signature.parameters
+        if name in context_names or name in settings_names
+    )
+    return Parameters(params, context_names, returns, text, injected)
 
 
 class Definition:
@@ -190,6 +212,7 @@ class Definition:
 
     blocking = True  # a sync function may block: it runs in a worker thread, off the loop
     listed_in = ""  # the list it is in: "tools", "resources" or "prompts"
+    settings_type: Any = None  # the App's settings class (set by App): such parameters are injected
 
     def __init__(
         self,
@@ -222,16 +245,22 @@ class Definition:
 
     @cached_property
     def _parameters(self) -> Parameters:
-        return parameters(self.fn, self.signature, self.label, publish=self._publish)
+        return parameters(
+            self.fn,
+            self.signature,
+            self.label,
+            publish=self._publish,
+            settings_type=self.settings_type,
+        )
 
     async def invoke(
         self, kwargs: dict[str, Any], context: Context | None, workers: Workers
     ) -> Any:
-        """Call the function with validated ``kwargs`` and ``context`` in its ``Context``
-        parameters: a coroutine function on the loop, a sync one in a worker (on the loop when it
-        was declared ``blocking=False``)."""
-        for name in self._parameters.context_names:
-            kwargs[name] = context
+        """Call the function with validated ``kwargs``, ``context`` in its ``Context``
+        parameters and ``context.settings`` in its settings ones: a coroutine function on the
+        loop, a sync one in a worker (on the loop when it was declared ``blocking=False``)."""
+        for name, settings in self._parameters.injected:
+            kwargs[name] = context if not settings or context is None else context.settings
         if self.is_async:
             return await self.fn(**kwargs)
         if not self.blocking:

@@ -23,6 +23,7 @@ from mcpkit.middleware import Middleware
 from mcpkit.options import ServerOptions
 from mcpkit.prompts import Prompt, PromptOptions
 from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
+from mcpkit.settings import SettingsSources, SettingsSpec
 from mcpkit.tools import Tool, ToolOptions
 
 if TYPE_CHECKING:  # for App.asgi's signature only (allow-listed: the module loads on call)
@@ -41,7 +42,9 @@ class App(Announcer):
 
     ``version`` is your app's own version (it is sent as ``serverInfo.version``). How the
     server speaks the protocol (error masking, pagination, caching hints, the ``requestState``
-    key) is ``options``, a :class:`ServerOptions`.
+    key) is ``options``, a :class:`ServerOptions`. What the server itself is configured with
+    (an API key, a base URL) is ``settings``, a model, dataclass or TypedDict read from the
+    environment with ``settings_prefix`` (see :mod:`mcpkit.settings` and ``docs/settings.md``).
     """
 
     def __init__(
@@ -57,6 +60,8 @@ class App(Announcer):
         lifespan: Lifespan | None = None,
         options: ServerOptions | None = None,
         middleware: Iterable[Middleware] = (),
+        settings: type[Any] | None = None,
+        settings_prefix: str | None = None,
     ) -> None:
         super().__init__()
         self.name = name
@@ -69,6 +74,9 @@ class App(Announcer):
         self.lifespan: Lifespan = lifespan or _no_lifespan
         self.options = options if options is not None else ServerOptions()
         self.completer: Completer | None = None
+        self.settings_spec = (
+            None if settings is None else SettingsSpec(settings, settings_prefix, name)
+        )
         self._tools: dict[str, Tool] = {}
         self._resources: dict[str, Resource] = {}
         self._templates: dict[str, ResourceTemplate] = {}
@@ -96,6 +104,20 @@ class App(Announcer):
         }
         info.update({k: v for k, v in optional.items() if v})
         return info
+
+    @property
+    def settings(self) -> Any:
+        """The validated settings (``None`` without ``settings=``), loaded on first use."""
+        return None if self.settings_spec is None else self.settings_spec.current()
+
+    def load_settings(
+        self, values: Mapping[str, Any] | None = None, /, **sources: Unpack[SettingsSources]
+    ) -> Any:
+        """Validate the settings from ``env_file``, ``environ`` (default ``os.environ``) and
+        ``values``; keep and return them, or raise :class:`~mcpkit.SettingsError`."""
+        if self.settings_spec is None:
+            raise ValueError(f"App {self.name!r} has no settings (pass settings=... to App)")
+        return self.settings_spec.load(values, **sources)
 
     # -------------------------------------------------------------------------- tools
 
@@ -252,6 +274,8 @@ class App(Announcer):
         self, registry: dict[str, Any], key: str, item: Definition, what: str, hint: str = ""
     ) -> None:
         _compose.admit(self, what, key, item, hint)  # here, and in the apps including this one
+        if self.settings_spec is not None and not _compose.is_view(item):
+            item.settings_type = self.settings_spec.cls  # such a parameter is injected
         _compose.put(self, what, key, item)
 
     def remove_tool(self, name: str) -> None:
@@ -344,6 +368,8 @@ class App(Announcer):
             raise ValueError("App.run() serves stdio; for HTTP serve app.asgi() with uvicorn")
         from mcpkit.transports.stdio import run_stdio
 
+        if self.settings_spec is not None:
+            self.settings_spec.current_or_exit()  # validated before serving: invalid exits 2
         sys.stderr.write(
             f"mcpkit: serving {self.summary} over stdio; waiting for a client on stdin\n"
         )

@@ -105,6 +105,10 @@ class ContextBackend(Protocol):
     transport: Literal["stdio", "http", "memory"]
     session: Any
 
+    @property
+    def settings(self) -> Any:
+        """The App's validated settings instance, else ``None``."""
+
     async def progress(self, progress: float, total: float | None, message: str | None) -> None:
         """Send ``notifications/progress`` if the request carried a progress token."""
 
@@ -179,6 +183,11 @@ class Context:
         an included app, what that app's own lifespan yielded."""
         state = self._scope.state
         return state.own if type(state) is Lifespans else state
+
+    @property
+    def settings(self) -> Any:
+        """The App's validated settings instance (``App(settings=...)``), else ``None``."""
+        return self._scope.settings
 
     @property
     def principal(self) -> Any:

@@ -5,6 +5,8 @@
     MCPKitError
     ├── DefinitionError          a tool, resource or prompt cannot be defined (bad signature,
     │                            a type pydantic cannot express, a bad name, a duplicate)
+    ├── SettingsError            an App's settings fail validation (every problem, one per
+    │                            variable; secret values never shown)
     ├── ToolError                raised by a tool's own code: an ``isError: true`` result
     ├── ClientRequestError       the client answered a server request (elicitation, sampling,
     │                            roots) with a JSON-RPC error
@@ -46,6 +48,7 @@ __all__ = [
     "ParseError",
     "ProtocolError",
     "ResourceNotFound",
+    "SettingsError",
     "ToolError",
     "Unencodable",
     "UnsupportedProtocolVersion",
@@ -63,6 +66,19 @@ class DefinitionError(MCPKitError, TypeError):
     Raised at decoration for the signature's shape and on first compile for types; the message
     names the definition, the parameter and the fix.
     """
+
+
+class SettingsError(MCPKitError, ValueError):
+    """An App's settings are not valid: ``problems`` holds one text per problem.
+
+    The message is a block for the person starting the server: which variable, what is wrong,
+    the field's description. A secret's value is never in it.
+    """
+
+    def __init__(self, app_name: str, problems: list[str]) -> None:
+        self.problems = tuple(problems)
+        count = f"{len(problems)} problem{'' if len(problems) == 1 else 's'}"
+        super().__init__(f"invalid settings for {app_name!r} ({count}):\n" + "\n".join(problems))
 
 
 class ToolError(MCPKitError):

@@ -14,8 +14,9 @@ from mcpkit import App, DefinitionError, ServerOptions
 from mcpkit.testing import Client
 
 
-def test_app_takes_identity_code_and_options_only() -> None:
-    """Identity, the code around requests (lifespan, middleware), and ``ServerOptions``."""
+def test_app_takes_identity_code_options_and_settings_only() -> None:
+    """Identity, the code around requests (lifespan, middleware), ``ServerOptions`` (how the
+    protocol is spoken), and the settings (what the server itself is configured with)."""
     assert list(inspect.signature(App).parameters) == [
         "name",
         "version",
@@ -27,6 +28,8 @@ def test_app_takes_identity_code_and_options_only() -> None:
         "lifespan",
         "options",
         "middleware",
+        "settings",
+        "settings_prefix",
     ]
 
 

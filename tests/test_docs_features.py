@@ -33,6 +33,7 @@ PAGES = (
     "elicitation-url.md",
     "observability.md",
     "schemas.md",
+    "settings.md",
 )
 # at least (Python, json) blocks; else (5, 4)
 CHECKED = {"http.md": (6, 2), "extensions.md": (2, 2), "apps.md": (4, 4)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 from typing import Any, NoReturn
@@ -14,9 +15,14 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.protocol.versions import ALL_VERSIONS, LATEST_HANDSHAKE
 
 __all__ = [
+    "check_fresh",
+    "check_option",
+    "emit",
     "fail",
     "load",
     "load_compiled",
+    "one_output",
+    "output_option",
     "protocol_version_option",
     "read_json",
     "read_text",
@@ -30,6 +36,16 @@ protocol_version_option = click.option(
     show_default=True,
     help="The protocol version the in-memory client speaks.",
 )
+
+output_option = click.option(
+    "-o", "--output", metavar="FILE", help="Write to FILE instead of stdout."
+)
+check_option = click.option(
+    "--check",
+    metavar="FILE",
+    help="Compare with FILE instead of writing; exit 1 with a diff when they differ.",
+)
+"""The options of a command that generates a file (see :func:`emit`)."""
 
 
 def fail(command: str, message: str, code: int = 2) -> NoReturn:
@@ -79,6 +95,41 @@ def write_text(command: str, path: str, text: str) -> None:
             file.write(text)
     except OSError as exc:
         fail(command, f"cannot write {path}: {_reason(exc)}")
+
+
+def check_fresh(command: str, path: str, text: str, regenerate: str) -> None:
+    """``--check``: the committed ``path`` equals ``text``, else a diff and exit 1."""
+    current = read_text(command, path)
+    if current == text:
+        click.echo(f"{path} is up to date")
+        return
+    diff = difflib.unified_diff(
+        current.splitlines(keepends=True),
+        text.splitlines(keepends=True),
+        fromfile=path,
+        tofile=f"{path} (generated)",
+    )
+    click.echo("".join(line if line.endswith("\n") else line + "\n" for line in diff), nl=False)
+    click.echo(
+        f"mcpkit {command}: {path} is out of date; regenerate it with {regenerate}", err=True
+    )
+    raise click.exceptions.Exit(1)
+
+
+def one_output(command: str, output: str | None, check: str | None) -> None:
+    """A usage error when both ``-o`` and ``--check`` are given (checked before any work)."""
+    if output is not None and check is not None:
+        fail(command, "use either -o/--output or --check, not both")
+
+
+def emit(command: str, text: str, output: str | None, check: str | None) -> None:
+    """A generated file: compared with ``check``, written to ``output``, or printed."""
+    if check is not None:
+        check_fresh(command, check, text, f"-o {check}")
+    elif output is not None:
+        write_text(command, output, text)
+    else:
+        click.echo(text, nl=False)
 
 
 def _reason(exc: Exception) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from mcpkit.cli._io import fail, load_compiled, protocol_version_option
+from mcpkit.cli.serve import configure
 from mcpkit.cli.snapshot import dumps
 from mcpkit.docgen.changes import type_set
 from mcpkit.testing.client import Client, RPCError
@@ -41,6 +42,8 @@ def call(
     Exit code 1 when the result is an error (isError, or a JSON-RPC error), 2 for usage errors.
     """
     app = load_compiled("call", target)
+    if not configure(app, command="call"):  # the tools read them: every problem, before a call
+        raise click.exceptions.Exit(2)
     with Client(app, protocol_version=protocol_version) as client:
         tools = {t["name"]: t for t in client.list_tools()}
         if tool not in tools:

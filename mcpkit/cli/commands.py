@@ -21,6 +21,10 @@ __all__ = ["COMMANDS", "cli", "main"]
 PROG_NAME = "mcpkit"
 
 COMMANDS: dict[str, tuple[str, str]] = {
+    "bundle": (
+        "mcpkit.cli.bundle",
+        "Write the MCP Bundle manifest.json of the App that TARGET names.",
+    ),
     "call": ("mcpkit.cli.call", "Call TOOL of the App that TARGET names and print the result."),
     "check": (
         "mcpkit.cli.check",
@@ -30,6 +34,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "docs": ("mcpkit.cli.docs", "Document the tools of the App that TARGET names."),
     "install": ("mcpkit.cli.install", "Add the App that TARGET names to CLIENT's MCP servers."),
     "inspect": ("mcpkit.cli.inspect", "Summarize the App that TARGET names, one line per tool."),
+    "registry": (
+        "mcpkit.cli.registry",
+        "Write the MCP Registry server.json of the App that TARGET names.",
+    ),
     "run": ("mcpkit.cli.run", "Serve the App that TARGET names over stdio or HTTP."),
     "uninstall": (
         "mcpkit.cli.install",

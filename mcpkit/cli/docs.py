@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from typing import Any
 
 import click
 
-from mcpkit.cli._io import fail, load_compiled, protocol_version_option, read_text, write_text
+from mcpkit.cli._io import (
+    check_fresh,
+    check_option,
+    load_compiled,
+    one_output,
+    output_option,
+    protocol_version_option,
+    write_text,
+)
 from mcpkit.cli.snapshot import dumps, snapshot
 from mcpkit.docgen import html, markdown
 
@@ -31,12 +38,8 @@ RENDERERS: dict[str, Callable[[dict[str, Any]], str]] = {
     show_default=True,
     help="markdown and html for people; json is exactly what clients receive.",
 )
-@click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout.")
-@click.option(
-    "--check",
-    metavar="FILE",
-    help="Compare with FILE instead of writing; exit 1 with a diff when they differ.",
-)
+@output_option
+@check_option
 @protocol_version_option
 def docs(
     target: str, fmt: str, output: str | None, check: str | None, protocol_version: str
@@ -46,8 +49,7 @@ def docs(
     Everything comes from the definitions the server publishes, read over the real protocol
     path, so the docs cannot drift from what clients see.
     """
-    if output is not None and check is not None:
-        fail("docs", "use either -o/--output or --check, not both")
+    one_output("docs", output, check)
     text = generate(load_compiled("docs", target), fmt, protocol_version)
     if check is not None:
         _check(check, text)
@@ -63,16 +65,4 @@ def generate(app: Any, fmt: str, protocol_version: str) -> str:
 
 
 def _check(path: str, text: str) -> None:
-    current = read_text("docs", path)
-    if current == text:
-        click.echo(f"{path} is up to date")
-        return
-    diff = difflib.unified_diff(
-        current.splitlines(keepends=True),
-        text.splitlines(keepends=True),
-        fromfile=path,
-        tofile=f"{path} (generated)",
-    )
-    click.echo("".join(line if line.endswith("\n") else line + "\n" for line in diff), nl=False)
-    click.echo(f"mcpkit docs: {path} is out of date; regenerate it with -o {path}", err=True)
-    raise click.exceptions.Exit(1)
+    check_fresh("docs", path, text, f"-o {path}")

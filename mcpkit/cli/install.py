@@ -16,6 +16,8 @@ from typing import Any
 
 import click
 
+from mcpkit._envfile import EnvFileError, pair
+from mcpkit.app import App
 from mcpkit.cli import tomltext
 from mcpkit.cli._io import fail, load_compiled
 from mcpkit.cli.clients import (
@@ -30,6 +32,7 @@ from mcpkit.cli.clients import (
 from mcpkit.cli.configfile import ConfigError, json_add, json_remove, json_servers, read, save
 from mcpkit.cli.envfile import environment
 from mcpkit.cli.loader import absolute_target
+from mcpkit.exceptions import SettingsError
 
 __all__ = ["install", "uninstall"]
 
@@ -54,6 +57,13 @@ _scope_option = click.option(
 @click.option("--name", help="The server's name in the client (default: the App's name).")
 @click.option("--env", "pairs", multiple=True, metavar="KEY=VALUE", help="Set for the server.")
 @click.option("--env-file", type=click.Path(dir_okay=False), help="KEY=VALUE lines to set.")
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    help="A setting of the App, set as its PREFIX_FIELD variable. Repeatable.",
+)
 @click.option("--force", is_flag=True, help="Replace a server of the same name.")
 @click.option("--print", "show", is_flag=True, help="Print the entry instead of writing it.")
 @_config_option
@@ -64,6 +74,7 @@ def install(
     name: str | None,
     pairs: tuple[str, ...],
     env_file: str | None,
+    sets: tuple[str, ...],
     force: bool,
     show: bool,
     config_path: str | None,
@@ -73,7 +84,8 @@ def install(
 
     CLIENT is claude-desktop, claude-code, cursor, vscode or codex; with --print, any name
     (an unknown one gets the common "mcpServers" JSON). The file is merged, never replaced:
-    other servers stay, the previous file is kept as FILE.bak.
+    other servers stay, the previous file is kept as FILE.bak. An App with settings gets them
+    as environment variables, checked as the server will check them when it starts.
     """
     kind = _client("install", client, known_only=not show)
     app = load_compiled("install", target)
@@ -81,6 +93,7 @@ def install(
         env = environment(env_file, pairs)
     except ConfigError as exc:
         fail("install", str(exc), exc.code)
+    env = _with_settings(app, env, sets)
     name = name or app.name
     value = entry(
         kind, os.path.abspath(sys.executable), ["-m", "mcpkit", "run", absolute_target(target)], env
@@ -104,6 +117,30 @@ def uninstall(client: str, name: str, config_path: str | None, scope: str | None
     path = _path("uninstall", client, scope, config_path)
     _edit("uninstall", path, lambda text: _removed(kind, text, name, str(path)))
     click.echo(f"removed {name!r} from {path} ({kind.title})")
+
+
+def _with_settings(app: App, env: dict[str, str], sets: tuple[str, ...]) -> dict[str, str]:
+    """``env`` with each ``--set FIELD=VALUE`` as the field's ``PREFIX_FIELD`` variable; the
+    settings are checked with this environment alone, the one the client starts the server in."""
+    spec = app.settings_spec
+    if spec is None:
+        if sets:
+            fail("install", "--set: this App declares no settings (App(..., settings=MySettings))")
+        return env
+    names = {setting.name: setting.env for setting in spec.fields}
+    for item in sets:
+        try:
+            field, value = pair(item, "--set")
+        except EnvFileError as exc:
+            fail("install", str(exc))
+        if field not in names:
+            fail("install", f"--set {field}: no setting named {field!r} ({', '.join(names)})")
+        env[names[field]] = value
+    try:
+        spec.load(environ=env)
+    except SettingsError as exc:
+        fail("install", f"the server would not start: {exc}\n(give each with --set FIELD=VALUE)")
+    return env
 
 
 def _client(command: str, name: str, known_only: bool) -> Client:

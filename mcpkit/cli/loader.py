@@ -22,7 +22,7 @@ from types import FrameType, FunctionType, ModuleType, TracebackType
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError
 
-__all__ = ["TargetError", "absolute_target", "load_app"]
+__all__ = ["TargetError", "absolute_target", "load_app", "target_parts"]
 
 
 class TargetError(Exception):
@@ -48,6 +48,12 @@ def absolute_target(target: str) -> str:
     if not _is_path(module_part):
         return target
     return os.path.abspath(module_part) + (f":{attr}" if attr else "")
+
+
+def target_parts(target: str) -> tuple[str, str | None, bool]:
+    """TARGET's module part, its ``:attr`` (or ``None``), and whether the module is a file path."""
+    module_part, attr = _split(target)
+    return module_part, attr, _is_path(module_part)
 
 
 def _split(target: str) -> tuple[str, str | None]:

@@ -10,8 +10,9 @@ from typing import Any
 
 import click
 
+from mcpkit._envfile import EnvFileError, pair, read_env_file
 from mcpkit.cli.loader import load_app
-from mcpkit.cli.serve import LOG_FORMAT, load_or_report, run_target
+from mcpkit.cli.serve import LOG_FORMAT, configure, load_or_report, run_target
 from mcpkit.protocol.fleet import STORE_ENV
 from mcpkit.protocol.request_state import STATE_KEY_ENV
 
@@ -65,20 +66,47 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
     help="Where tasks live and how replicas share changes: redis://host:port/db "
     '(pip install "mcpkit[redis]"); sets MCPKIT_STORE. Default: this process\'s memory.',
 )
-def run(target: str, transport: str, log_level: str, store: str | None, **http: Any) -> None:
+@click.option(
+    "--env-file",
+    type=click.Path(dir_okay=False),
+    help="Settings: KEY=VALUE lines (PREFIX_FIELD names), below the environment.",
+)
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="FIELD=VALUE",
+    help="Settings: one field's value, over every other source. Repeatable.",
+)
+def run(
+    target: str,
+    transport: str,
+    log_level: str,
+    store: str | None,
+    env_file: str | None,
+    sets: tuple[str, ...],
+    **http: Any,
+) -> None:
     """Serve the App that TARGET names (pkg.module:app or path/to/file.py:app).
 
     Over stdio the server reads JSON-RPC messages on stdin and writes only protocol messages on
     stdout; everything else, including a tool's print(), goes to stderr. With --transport http
-    it serves Streamable HTTP with uvicorn (pip install "mcpkit[http]").
+    it serves Streamable HTTP with uvicorn (pip install "mcpkit[http]"). An App with settings
+    validates them first (every problem on stderr, exit code 2).
     """
+    for item in sets:  # FIELD=VALUE; the names are checked with the settings
+        try:
+            pair(item, "--set")
+        except EnvFileError as exc:  # a usage error, as _io.fail words it (not imported here)
+            click.echo(f"mcpkit run: error: {exc}", err=True)
+            raise click.exceptions.Exit(2) from None
     if store is not None:
         os.environ[STORE_ENV] = store  # read by every server this process (or its workers) runs
     if transport == "http":
         logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
-        _serve_http(target, log_level, **http)
+        _serve_http(target, log_level, env_file, sets, **http)
         return
-    code = run_target(target, log_level)
+    code = run_target(target, log_level, env_file, sets)
     if code:
         raise click.exceptions.Exit(code)
 
@@ -92,6 +120,8 @@ OPTIONS_ENV = "MCPKIT_HTTP_OPTIONS"
 def _serve_http(
     target: str,
     log_level: str,
+    env_file: str | None,
+    sets: tuple[str, ...],
     *,
     host: str,
     port: int,
@@ -108,6 +138,10 @@ def _serve_http(
         click.echo('mcpkit run: error: HTTP needs uvicorn: pip install "mcpkit[http]"', err=True)
         raise click.exceptions.Exit(2) from None
     app = _load_or_exit(target)  # in this process too, so a bad TARGET fails before any worker
+    if not configure(app, env_file, sets):
+        raise click.exceptions.Exit(2)
+    if workers > 1:
+        export_settings(app, env_file, sets)  # validated above
     options = {
         "path": path,
         "stateless": stateless,
@@ -140,6 +174,21 @@ def _serve_http(
         ws="none",
         timeout_keep_alive=read_timeout,
     )
+
+
+def export_settings(app: Any, env_file: str | None, sets: tuple[str, ...]) -> None:
+    """Put ``--env-file`` (below the environment) and ``--set`` (over it) in this process's
+    environment as ``PREFIX_FIELD`` variables, so each worker process reads the same values."""
+    spec = app.settings_spec
+    if spec is None:
+        return
+    if env_file is not None:
+        for key, (value, _) in read_env_file(env_file).items():
+            os.environ.setdefault(key, value)
+    names = {setting.name: setting.env for setting in spec.fields}
+    for item in sets:
+        name, value = pair(item, "--set")
+        os.environ[names[name]] = value
 
 
 def _load_or_exit(target: str) -> Any:

@@ -137,6 +137,7 @@ def _admission_context(incoming: Incoming, message: Request, session: Any) -> Re
             meta,
             send=discard,
             state=server.state,
+            settings_spec=server.app.settings_spec,
             reader=server.read_uri,
             transport=session.transport,
         )

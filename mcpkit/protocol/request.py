@@ -161,6 +161,7 @@ class RequestContext:
         "request_id",
         "send",
         "session",
+        "settings_spec",
         "state",
         "stateless",
         "task",
@@ -184,6 +185,7 @@ class RequestContext:
         reader: Reader | None = None,
         meta: dict[str, Any] | None = None,
         transport: Transport = "stdio",
+        settings_spec: Any = None,
     ) -> None:
         self.request_id = request_id
         self.protocol_version = protocol_version
@@ -194,6 +196,7 @@ class RequestContext:
         self.log_level = log_level
         self.progress_token = progress_token
         self.state = state
+        self.settings_spec = settings_spec  # the App's SettingsSpec, else None
         self.session: Any = session  # the handshake-era Session, None for stateless requests
         caller = current_caller.get()
         self.principal: Any = caller.principal if principal is _FROM_CONTEXT else principal
@@ -220,6 +223,12 @@ class RequestContext:
         if found is None:
             found = self.elicitation_ids[name] = secrets.token_urlsafe(16)
         return found
+
+    @property
+    def settings(self) -> Any:
+        """The App's validated settings (read on first use), else ``None``."""
+        spec = self.settings_spec
+        return None if spec is None else spec.current()
 
     async def continue_as_task(self) -> None:
         """Answer the request with a task now and run on in the background (only a tool
@@ -292,6 +301,7 @@ def stateless_context(
     state: Any,
     reader: Reader,
     transport: Transport,
+    settings_spec: Any = None,
 ) -> RequestContext:
     """A stateless-era request's context, from its ``_meta``: ``-32602`` when ``_meta`` lacks
     the version or the capabilities or names an unknown log level, ``-32022`` for a version
@@ -316,6 +326,7 @@ def stateless_context(
         reader=reader,
         meta=meta,
         transport=transport,
+        settings_spec=settings_spec,
     )
 
 
@@ -325,6 +336,7 @@ def handshake_context(
     """A handshake-era request's context, from its session's facts (``initialize`` included:
     its version is the one the session is about to agree)."""
     meta = params.get("_meta")
+    server = session.server
     return RequestContext(
         request_id=request_id,
         protocol_version=session.version or negotiate(params.get("protocolVersion")),
@@ -334,7 +346,8 @@ def handshake_context(
         send=send,
         log_level=session.log_level,
         progress_token=progress_token(meta),
-        state=session.server.state,
+        state=server.state,
+        settings_spec=server.app.settings_spec,
         session=session,
         reader=reader,
         meta=meta if isinstance(meta, dict) else None,

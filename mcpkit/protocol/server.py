@@ -12,8 +12,7 @@ request a cancellation names).
 
 Era rule: a request is stateless-era (2026-07-28) when ``params._meta`` carries
 ``io.modelcontextprotocol/protocolVersion`` or its method is ``server/discover`` /
-``subscriptions/listen``; otherwise it belongs to the handshake session that ``initialize``
-opened.
+``subscriptions/listen``; otherwise it belongs to the handshake session that ``initialize`` opened.
 """
 
 from __future__ import annotations
@@ -381,6 +380,7 @@ class Session(Connection):
             params.get("_meta"),
             send=_request_send.get() or self.send,
             state=self.server.state,
+            settings_spec=self.server.app.settings_spec,
             reader=self.server.read_uri,
             transport=self.transport,
         )

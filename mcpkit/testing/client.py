@@ -24,6 +24,7 @@ from mcpkit.protocol.versions import (
     META_VERSION,
     STATELESS_VERSIONS,
 )
+from mcpkit.settings import override_settings
 from mcpkit.testing.result import CallToolResult, is_wrapper_schema
 
 __all__ = ["Client", "RPCError", "SyncClient"]
@@ -50,7 +51,10 @@ class Client:
     ``initialize`` on entry; ``2026-07-28`` sends ``_meta`` on every request instead.
     ``principal`` and ``headers`` are what every request's handlers (and middleware) read as
     ``ctx.principal`` and ``ctx.headers``, as if an HTTP transport had authenticated the
-    caller and read its headers; ``ctx.transport`` is ``"memory"``.
+    caller and read its headers; ``ctx.transport`` is ``"memory"``. ``settings`` (field ->
+    value) are the App's settings while the client is open, validated with the class's defaults
+    alone (never the environment: a test sees the same settings everywhere); without it they
+    are read from the environment on first use, as a server reads them.
     """
 
     def __init__(
@@ -66,25 +70,14 @@ class Client:
         roots: Callable[[Any], Any] | None = None,
         principal: Any = None,
         headers: Mapping[str, str] | None = None,
+        settings: Mapping[str, Any] | None = None,
     ) -> None:
         self.app = app
+        self.settings = settings
         self.principal = principal
         self.headers = headers
         self._caller = _caller(principal, headers)  # None: requests see the sender's caller
         self.protocol_version = protocol_version
-        self.capabilities = (
-            capabilities
-            if capabilities is not None
-            else {
-                kind: {}
-                for kind, handler in (
-                    ("elicitation", elicitation),
-                    ("sampling", sampling),
-                    ("roots", roots),
-                )
-                if handler is not None
-            }
-        )
         self.client_info = client_info or {"name": "mcpkit-testing", "version": __version__}
         self.stateless = protocol_version in STATELESS_VERSIONS
         self.notifications: list[dict[str, Any]] = []
@@ -100,6 +93,9 @@ class Client:
             )
             if handler is not None
         }
+        # By default the client declares the capability of each request it can answer.
+        default: dict[str, Any] = {method.split("/")[0]: {} for method in self.handlers}
+        self.capabilities = capabilities if capabilities is not None else default
         self.server_requests: list[dict[str, Any]] = []
         self.max_input_rounds = 10
         self._task_tools: dict[str, str] = {}  # task id -> the tool it runs (for .data)
@@ -111,6 +107,7 @@ class Client:
     # ------------------------------------------------------------------ async use
 
     async def __aenter__(self) -> Client:
+        self._restore_settings = override_settings(self.app, self.settings)
         self._server = Server(self.app)
         await self._server.start()
         self._session = self._server.session(self._receive_notification, transport="memory")
@@ -133,6 +130,7 @@ class Client:
             task.cancel()
         if self._server is not None:
             await self._server.stop()
+        self._restore_settings()  # after the lifespan, which may read them
 
     async def _receive_notification(self, message: dict[str, Any]) -> None:
         message = jsonrpc.decode(jsonrpc.encode(message))
