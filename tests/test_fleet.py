@@ -194,10 +194,19 @@ def test_a_task_whose_replica_dies_reads_failed_once_its_lease_lapses(
     a, b, marks = fleet
     task_id = waiting(a, marks, "k")
     assert b.task(task_id)["status"] == "working"
-    a.process.send_signal(signal.SIGKILL)
-    a.process.wait()
-    failed = until(status_is(b, task_id, "failed"), "B sees the task failed")
+    with listening(b, {"taskIds": [task_id]}) as stream:
+        a.process.send_signal(signal.SIGKILL)
+        a.process.wait()
+        heard = next_message(stream)  # B's sweeper finalises it: nobody polls meanwhile
+    failed = b.task(task_id)
     assert failed["error"] == {"code": -32603, "message": "the server running this task stopped"}
+    assert failed["status"] == "failed"
+    wire = {k: v for k, v in failed.items() if k not in ("resultType", "_meta")}
+    assert heard == {
+        "jsonrpc": "2.0",
+        "method": "notifications/tasks",
+        "params": {"_meta": LISTEN_META, **wire},
+    }
 
 
 @contextlib.contextmanager
