@@ -49,6 +49,7 @@ FORBIDDEN_ON_IMPORT = (
     "redis",
     "mcpkit._explicit_schema",
     "mcpkit.protocol.fleet.redis_fleet",
+    "mcpkit.protocol.fleet.redis_store",
     "mcpkit.cli",
     "mcpkit.transports.http",
     "mcpkit.transports.stdio",

@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import Protocol, TypeVar
+
+import redis.asyncio as aioredis
 
 from mcpkit.protocol.tasks.store import STOPPED, Edit, TaskRecord
 
-if TYPE_CHECKING:
-    from mcpkit.protocol.fleet.redis_fleet import RedisFleet
+__all__ = ["TASKS", "Connection", "RedisTaskStore"]
 
-__all__ = ["TASKS", "RedisTaskStore"]
+T = TypeVar("T")
 
 TASKS = "mcpkit:tasks"
 LEASES = "mcpkit:leases"
@@ -53,6 +54,16 @@ return 1
 SAVED, GONE, STALE = 1, 0, 2
 
 
+class Connection(Protocol):
+    """What the store uses of its fleet (``RedisFleet``)."""
+
+    origin: str  # this process, on the channels
+    client: aioredis.Redis
+
+    async def call(self, command: Callable[[], Awaitable[T]]) -> T:
+        """Run a command; Redis away is ``-32603`` naming the store."""
+
+
 def _task_key(task_id: str) -> str:
     return f"mcpkit:task:{task_id}"
 
@@ -66,7 +77,7 @@ class RedisTaskStore:
 
     missing = "not found or expired; the store restarted?"
 
-    def __init__(self, fleet: RedisFleet, lease_s: float) -> None:
+    def __init__(self, fleet: Connection, lease_s: float) -> None:
         self.fleet = fleet
         self.lease_s = lease_s
         self._listeners: list[Callable[[TaskRecord], None]] = []
