@@ -5,6 +5,7 @@ the sweepers finalising tasks whose process died (one of them, once)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -112,6 +113,50 @@ def test_the_work_of_a_task_whose_redis_record_expires_is_cancelled(
         await tasks.close()
 
     run(("redis", redis_server.url), scenario)
+
+
+def test_a_replica_that_resubscribes_stops_the_work_of_its_tasks_settled_meanwhile(
+    redis_server: RedisServer,  # noqa: F811
+) -> None:
+    """A replica cut off from Redis misses what was published meanwhile; when it resubscribes
+    it re-reads the tasks it runs, and stops the work of those another replica settled."""
+
+    async def scenario(a: Member, b: Member) -> None:
+        assert isinstance(a.store, RedisTaskStore)
+        tasks = Tasks(a.store)
+        stopped = asyncio.Event()
+
+        async def work() -> dict[str, Any]:
+            try:
+                await asyncio.Event().wait()
+            finally:
+                stopped.set()
+            return {}
+
+        handle = await tasks.create(None, 60_000, 100)
+        tasks.launch(handle, work)
+        await settled_unheard(redis_server, handle.record)  # b's sweep, while a was away
+        assert not stopped.is_set()
+        await a.store.resync()  # what a's subscriber does when it is back
+        await asyncio.wait_for(stopped.wait(), WAIT_S)
+        read = await b.store.get(handle.record.task_id, None)
+        assert read is not None
+        assert (read.status, read.error) == ("failed", STOPPED)
+        await tasks.close()
+
+    run(("redis", redis_server.url), scenario)
+
+
+async def settled_unheard(server: RedisServer, record: TaskRecord) -> None:
+    """Write ``record`` settled ``failed`` (:data:`STOPPED`) into Redis, published to nobody."""
+    import redis.asyncio as aioredis
+
+    copy = TaskRecord.load(record.dump())
+    copy.settle("failed", error=dict(STOPPED))
+    copy.version += 1
+    client = aioredis.from_url(server.url)
+    await client.set(f"mcpkit:task:{record.task_id}", json.dumps(copy.dump()), keepttl=True)
+    await client.aclose()
 
 
 def test_one_sweeper_finalises_a_lapsed_task_and_every_member_hears_it_once(

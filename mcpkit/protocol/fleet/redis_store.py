@@ -153,8 +153,9 @@ class RedisTaskStore:
                 for task_id in task_ids:
                     pipe.exists(_task_key(task_id))
                     pipe.set(_lease_key(task_id), self.fleet.origin, px=lease_ms)
-                if task_ids:
-                    pipe.zadd(LEASES, {task_id: _ends(lease_ms) for task_id in task_ids})
+                if task_ids:  # XX: a task settled (out of the index) stays out
+                    ends = _ends(lease_ms)
+                    pipe.zadd(LEASES, dict.fromkeys(task_ids, ends), xx=True)
                 return list(await pipe.execute())
 
         held = (await self.fleet.call(write))[: 2 * len(task_ids) : 2]  # the EXISTS replies
