@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -42,6 +43,19 @@ def progress(record: TaskRecord) -> bool:
     record.status_message = "halfway"
     record.touch()
     return True
+
+
+def endless(stopped: asyncio.Event) -> Callable[[], Awaitable[dict[str, Any]]]:
+    """A task's work that runs until cancelled, then sets ``stopped``."""
+
+    async def work() -> dict[str, Any]:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            stopped.set()
+        return {}
+
+    return work
 
 
 def test_the_runners_change_and_an_answer_read_before_it_both_land(
@@ -98,14 +112,7 @@ def test_the_work_of_a_task_whose_redis_record_expires_is_cancelled(
     async def scenario(a: Member, b: Member) -> None:
         tasks = Tasks(a.store)
         stopped = asyncio.Event()
-
-        async def work() -> dict[str, Any]:
-            try:
-                await asyncio.Event().wait()
-            finally:
-                stopped.set()
-            return {}
-
+        work = endless(stopped)
         handle = await tasks.create(None, 500, 100)  # its record lives 0.5 s
         tasks.launch(handle, work)
         await asyncio.wait_for(stopped.wait(), WAIT_S)
@@ -125,14 +132,7 @@ def test_a_replica_that_resubscribes_stops_the_work_of_its_tasks_settled_meanwhi
         assert isinstance(a.store, RedisTaskStore)
         tasks = Tasks(a.store)
         stopped = asyncio.Event()
-
-        async def work() -> dict[str, Any]:
-            try:
-                await asyncio.Event().wait()
-            finally:
-                stopped.set()
-            return {}
-
+        work = endless(stopped)
         handle = await tasks.create(None, 60_000, 100)
         tasks.launch(handle, work)
         await settled_unheard(redis_server, handle.record)  # b's sweep, while a was away
