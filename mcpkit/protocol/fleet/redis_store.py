@@ -140,7 +140,8 @@ class RedisTaskStore:
         args += [record.task_id, int(record.terminal)]
         outcome = int(await self.fleet.call(lambda: self._save(keys=keys, args=args)))
         if outcome == SAVED:
-            record.version = read_at + 1
+            if record.version == read_at:  # else a newer copy was adopted while we wrote
+                record.version = read_at + 1
             self.tell(record)
         return outcome
 
