@@ -51,6 +51,7 @@ class RedisFleet:
         self.bus = RedisBus(self)
         self._listening: asyncio.Task[None] | None = None
         self._sweeping: asyncio.Task[None] | None = None
+        self._closing = False  # the loops end even if a client call swallowed their cancel
         self._subscribed = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sending: set[asyncio.Future[Any]] = set()
@@ -65,12 +66,14 @@ class RedisFleet:
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         if self._listening is None:
+            self._closing = False
             self._listening = asyncio.ensure_future(self._listen())
             self._sweeping = asyncio.ensure_future(self._sweep())
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._subscribed.wait(), 2.0)
 
     async def close(self) -> None:
+        self._closing = True
         await asyncio.gather(*self._sending, return_exceptions=True)  # changes being published
         for running in (self._listening, self._sweeping):
             if running is not None:
@@ -113,7 +116,7 @@ class RedisFleet:
 
     async def _listen(self) -> None:
         delay = 0.1
-        while True:
+        while not self._closing:
             pubsub = self.client.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(TASKS, CHANGES)
@@ -135,7 +138,7 @@ class RedisFleet:
         """Finalise lapsed tasks, every ``lease_s / 2`` (jittered: replicas started together
         do not sweep together)."""
         period = self.store.lease_s / 2
-        while True:
+        while not self._closing:
             await asyncio.sleep(period * random.uniform(0.8, 1.2))
             with contextlib.suppress(ProtocolError):  # the store is away (logged): next round
                 await self.store.sweep()
