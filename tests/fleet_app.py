@@ -53,6 +53,7 @@ def shared() -> str:
 
 
 @app.tool(task="optional")
-async def square(n: int) -> dict[str, int]:
-    """A task when the caller declares the extension, else an ordinary call."""
-    return {"n": n, "square": n * n}
+async def square(n: int) -> dict[str, int | float | str]:
+    """A task when the caller declares the extension, else an ordinary call (a float and a
+    non-ASCII string: what a JSON round trip could write differently)."""
+    return {"n": n, "square": n * n, "half": n / 2, "said": f"{n}² = {n * n}"}

@@ -51,6 +51,7 @@ FORBIDDEN_ON_IMPORT = (
     "mcpkit.protocol.fleet.redis_fleet",
     "opentelemetry",
     "mcpkit.protocol.spans",
+    "mcpkit.protocol.fleet.redis_store",
     "mcpkit.cli",
     "mcpkit.transports.http",
     "mcpkit.transports.stdio",

@@ -61,6 +61,12 @@ class Replica:
         self, request_id: int, method: str, params: dict[str, Any], name: str, meta: Any = META
     ) -> Any:
         """One request; its JSON-RPC answer."""
+        return json.loads(self.raw(request_id, method, params, name, meta))
+
+    def raw(
+        self, request_id: int, method: str, params: dict[str, Any], name: str, meta: Any = META
+    ) -> str:
+        """One request; its JSON-RPC answer as the replica wrote it."""
         body = {"jsonrpc": "2.0", "id": request_id, "method": method}
         body["params"] = {**params, "_meta": meta}
         headers = {"content-type": "application/json", "accept": ACCEPT_BOTH}
@@ -71,9 +77,7 @@ class Replica:
             data = connection.getresponse().read()
         finally:
             connection.close()
-        if data.startswith(b"{"):
-            return json.loads(data)
-        return json.loads(sse_events(data)[-1][1])
+        return data.decode() if data.startswith(b"{") else sse_events(data)[-1][1]
 
     def task(self, task_id: str) -> dict[str, Any]:
         answer: dict[str, Any] = self.ask(9, "tasks/get", {"taskId": task_id}, task_id)["result"]
@@ -194,10 +198,19 @@ def test_a_task_whose_replica_dies_reads_failed_once_its_lease_lapses(
     a, b, marks = fleet
     task_id = waiting(a, marks, "k")
     assert b.task(task_id)["status"] == "working"
-    a.process.send_signal(signal.SIGKILL)
-    a.process.wait()
-    failed = until(status_is(b, task_id, "failed"), "B sees the task failed")
+    with listening(b, {"taskIds": [task_id]}) as stream:
+        a.process.send_signal(signal.SIGKILL)
+        a.process.wait()
+        heard = next_message(stream)  # B's sweeper finalises it: nobody polls meanwhile
+    failed = b.task(task_id)
     assert failed["error"] == {"code": -32603, "message": "the server running this task stopped"}
+    assert failed["status"] == "failed"
+    wire = {k: v for k, v in failed.items() if k not in ("resultType", "_meta")}
+    assert heard == {
+        "jsonrpc": "2.0",
+        "method": "notifications/tasks",
+        "params": {"_meta": LISTEN_META, **wire},
+    }
 
 
 @contextlib.contextmanager
@@ -333,19 +346,63 @@ def test_500_tasks_over_two_replicas_each_read_through_the_other(
     a, b, _ = fleet
     with ThreadPoolExecutor(8) as pool:
         pairs = list(pool.map(lambda n: _square_both_ways((a, b), n), range(500)))
-    assert [task for task, _ in pairs] == [direct for _, direct in pairs]
-    assert json.loads(pairs[7][0])["structuredContent"] == {"n": 7, "square": 49}
+    for task, direct in pairs:
+        assert task == direct
+    assert pairs[7][0] == [
+        (
+            "content",
+            '[{"type":"text","text":'
+            '"{\\"n\\":7,\\"square\\":49,\\"half\\":3.5,\\"said\\":\\"7² = 49\\"}"}]',
+        ),
+        ("structuredContent", '{"n":7,"square":49,"half":3.5,"said":"7² = 49"}'),
+        ("isError", "false"),
+    ]
 
 
-def _square_both_ways(replicas: tuple[Replica, Replica], n: int) -> tuple[str, str]:
+def _square_both_ways(
+    replicas: tuple[Replica, Replica], n: int
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
     """``square(n)`` as a task started through one replica and read through the other, and as
-    a direct call: both results as JSON text."""
+    a direct call: the members of both results, each as the replica wrote it."""
     here, there = replicas if n % 2 else replicas[::-1]
     task_id = start(here, "square", {"n": n})
     done = until(status_is(there, task_id, "completed"), f"task {n} completes")
     assert here.task(task_id) == done  # one terminal state, the same through both
+    read = there.raw(9, "tasks/get", {"taskId": task_id}, task_id)
     params = {"name": "square", "arguments": {"n": n}}
-    direct = there.ask(n, "tools/call", params, "square", meta=PLAIN_META)["result"]
-    for key in ("resultType", "_meta"):
-        del direct[key]
-    return json.dumps(done["result"], sort_keys=True), json.dumps(direct, sort_keys=True)
+    direct = there.raw(n, "tools/call", params, "square", meta=PLAIN_META)
+    direct_members = [m for m in members(direct, "result") if m[0] not in ("resultType", "_meta")]
+    return members(read, "result", "result"), direct_members
+
+
+def members(text: str, *path: str) -> list[tuple[str, str]]:
+    """The members of the JSON object at ``path`` in ``text``: (name, its exact text)."""
+    decoder = json.JSONDecoder()
+    start = 0
+    for name in path:
+        start = dict(_spans(text, start, decoder))[name][0]
+    return [(name, text[begin:end]) for name, (begin, end) in _spans(text, start, decoder)]
+
+
+def _spans(text: str, at: int, decoder: json.JSONDecoder) -> Iterator[tuple[str, tuple[int, int]]]:
+    """Each member of the object at ``at``: its name, where its value begins and ends."""
+    at = _skip(text, at)
+    assert text[at] == "{", text[at:]
+    at = _skip(text, at + 1)
+    while text[at] != "}":
+        name, at = decoder.raw_decode(text, at)
+        at = _skip(text, at)
+        assert text[at] == ":"
+        begin = _skip(text, at + 1)
+        _, end = decoder.raw_decode(text, begin)
+        yield name, (begin, end)
+        at = _skip(text, end)
+        if text[at] == ",":
+            at = _skip(text, at + 1)
+
+
+def _skip(text: str, at: int) -> int:
+    """Past the JSON whitespace at ``at``."""
+    while text[at] in " \t\n\r":
+        at += 1
+    return at

@@ -102,8 +102,8 @@ def test_a_save_reaches_every_members_watchers(fleet_kind: tuple[str, str]) -> N
         unwatch = b.store.watch(watcher)
         record = TaskRecord(None, None, 1_000)
         await a.store.create(record)
-        record.settle("completed", result={"content": [], "structuredContent": {"n": 1}})
-        await a.store.save(record)
+        result = {"content": [], "structuredContent": {"n": 1}}
+        assert await a.store.change(record, lambda r: r.settle("completed", result=result))
         await asyncio.wait_for(arrived.wait(), WAIT_S)
         unwatch()
         assert seen[-1] == record.detailed()
@@ -121,11 +121,10 @@ def test_the_first_terminal_state_wins_on_every_member(fleet_kind: tuple[str, st
         await a.store.create(record)
         through_b = await b.store.get(record.task_id, None)
         assert through_b is not None
-        through_b.settle("cancelled")
-        await b.store.save(through_b)
-        if through_b is not record:  # a copy: a's stale one tries to complete
-            record.settle("completed", result={"content": []})
-            await a.store.save(record)
+        assert await b.store.change(through_b, lambda r: r.settle("cancelled"))
+        # a's copy, read before the cancel, tries to complete: it reads the cancel instead
+        assert not await a.store.change(record, lambda r: r.settle("completed", result={}))
+        assert record.status == "cancelled"
         for member in (a, b):
             read = await member.store.get(record.task_id, None)
             assert read is not None

@@ -1,11 +1,10 @@
 """The Redis fleet (``mcpkit[redis]``): task records and the notification bus in one Redis.
 
-Keys: ``mcpkit:task:<id>`` holds a record's JSON (expiring with the task's ttl), and
-``mcpkit:lease:<id>`` the lease of the process running it (``lease_s``, renewed every third of
-it). Channels: ``mcpkit:tasks`` (every saved record) and ``mcpkit:changes`` (the App's global
-changes); a message carries its publisher's id so each process skips its own (it told its own
-listeners when it published). A save never overwrites a terminal record (one Lua script: read,
-check, write, publish), so the first terminal state wins on every replica.
+Task records and their leases: :mod:`mcpkit.protocol.fleet.redis_store`. Channels:
+``mcpkit:tasks`` (every saved record) and ``mcpkit:changes`` (the App's global changes); a
+message carries its publisher's id so each process skips its own (it told its own listeners
+when it published). Every replica sweeps for lapsed leases every ``lease_s / 2`` (one sorted
+set range query when there are none).
 
 Redis away: a request that needs the store gets ``-32603`` naming the store; the subscriber
 reconnects with backoff (0.1 s doubling up to 5 s); commands reconnect on their next use.
@@ -17,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -27,33 +27,15 @@ from redis.exceptions import RedisError
 
 from mcpkit.exceptions import ProtocolError
 from mcpkit.protocol.fleet import Change
-from mcpkit.protocol.tasks.store import STOPPED, TaskRecord
+from mcpkit.protocol.fleet.redis_store import TASKS, RedisTaskStore
+from mcpkit.protocol.tasks.store import TaskRecord
 
 __all__ = ["RedisBus", "RedisFleet", "RedisTaskStore"]
 
 logger = logging.getLogger("mcpkit.server")
 
-TASKS = "mcpkit:tasks"
 CHANGES = "mcpkit:changes"
 T = TypeVar("T")
-
-# KEYS[1]: the record; ARGV: the new record, the channel, the message. 0: not saved (gone or
-# already terminal).
-_SAVE = """
-local current = redis.call('GET', KEYS[1])
-if not current or cjson.decode(current)['terminal'] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'KEEPTTL')
-redis.call('PUBLISH', ARGV[2], ARGV[3])
-return 1
-"""
-
-
-def _task_key(task_id: str) -> str:
-    return f"mcpkit:task:{task_id}"
-
-
-def _lease_key(task_id: str) -> str:
-    return f"mcpkit:lease:{task_id}"
 
 
 class RedisFleet:
@@ -68,6 +50,8 @@ class RedisFleet:
         self.store = RedisTaskStore(self, lease_s)
         self.bus = RedisBus(self)
         self._listening: asyncio.Task[None] | None = None
+        self._sweeping: asyncio.Task[None] | None = None
+        self._closing = False  # the loops end even if a client call swallowed their cancel
         self._subscribed = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._sending: set[asyncio.Future[Any]] = set()
@@ -82,16 +66,20 @@ class RedisFleet:
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         if self._listening is None:
+            self._closing = False
             self._listening = asyncio.ensure_future(self._listen())
+            self._sweeping = asyncio.ensure_future(self._sweep())
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._subscribed.wait(), 2.0)
 
     async def close(self) -> None:
+        self._closing = True
         await asyncio.gather(*self._sending, return_exceptions=True)  # changes being published
-        if self._listening is not None:
-            self._listening.cancel()
-            await asyncio.gather(self._listening, return_exceptions=True)
-            self._listening = None
+        for running in (self._listening, self._sweeping):
+            if running is not None:
+                running.cancel()
+                await asyncio.gather(running, return_exceptions=True)
+        self._listening = self._sweeping = None
         await self.client.aclose()
 
     async def call(self, command: Callable[[], Awaitable[T]]) -> T:
@@ -128,7 +116,7 @@ class RedisFleet:
 
     async def _listen(self) -> None:
         delay = 0.1
-        while True:
+        while not self._closing:
             pubsub = self.client.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(TASKS, CHANGES)
@@ -146,6 +134,15 @@ class RedisFleet:
                 with contextlib.suppress(RedisError, OSError):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
 
+    async def _sweep(self) -> None:
+        """Finalise lapsed tasks, every ``lease_s / 2`` (jittered: replicas started together
+        do not sweep together)."""
+        period = self.store.lease_s / 2
+        while not self._closing:
+            await asyncio.sleep(period * random.uniform(0.8, 1.2))
+            with contextlib.suppress(ProtocolError):  # the store is away (logged): next round
+                await self.store.sweep()
+
     def _dispatch(self, message: dict[str, Any]) -> None:
         try:
             body = json.loads(message["data"])
@@ -162,96 +159,6 @@ class RedisFleet:
 async def _after(earlier: list[asyncio.Future[Any]], coroutine: Awaitable[Any]) -> None:
     await asyncio.gather(*earlier, return_exceptions=True)
     await coroutine
-
-
-class RedisTaskStore:
-    """Task records in Redis (see the module's docstring for the layout)."""
-
-    missing = "not found or expired; the store restarted?"
-
-    def __init__(self, fleet: RedisFleet, lease_s: float) -> None:
-        self.fleet = fleet
-        self.lease_s = lease_s
-        self._listeners: list[Callable[[TaskRecord], None]] = []
-        self._save = fleet.client.register_script(_SAVE)
-        self._running: set[str] = set()  # the tasks this process runs (as last renewed)
-
-    async def create(self, record: TaskRecord) -> None:
-        text = json.dumps(record.dump())
-        ttl = record.ttl_ms
-        lease_ms = int(self.lease_s * 1000)
-
-        async def write() -> None:
-            async with self.fleet.client.pipeline(transaction=True) as pipe:
-                pipe.set(_task_key(record.task_id), text, px=ttl)
-                pipe.set(_lease_key(record.task_id), self.fleet.origin, px=lease_ms)
-                await pipe.execute()
-
-        await self.fleet.call(write)
-        self._running.add(record.task_id)
-        self.tell(record)
-
-    async def get(self, task_id: str, owner: str | None) -> TaskRecord | None:
-        keys = (_task_key(task_id), _lease_key(task_id))
-        text, lease = await self.fleet.call(lambda: self.fleet.client.mget(keys))
-        if text is None:
-            return None
-        record = TaskRecord.load(json.loads(text))
-        if record.owner != owner:
-            return None
-        if lease is None and not record.terminal:  # its process stopped renewing it
-            record.settle("failed", error=dict(STOPPED))
-            record.status_message = STOPPED["message"]
-            if not await self._saved(record):
-                return await self.get(task_id, owner)  # settled meanwhile: read that
-        return record
-
-    async def save(self, record: TaskRecord) -> None:
-        if await self._saved(record):
-            self.tell(record)
-
-    async def _saved(self, record: TaskRecord) -> bool:
-        dumped = record.dump()
-        message = json.dumps({"origin": self.fleet.origin, "record": dumped})
-        args = [json.dumps(dumped), TASKS, message]
-        keys = [_task_key(record.task_id)]
-        return bool(await self.fleet.call(lambda: self._save(keys=keys, args=args)))
-
-    async def renew(self, task_ids: list[str]) -> None:
-        self._running = set(task_ids)
-        lease_ms = int(self.lease_s * 1000)
-
-        async def write() -> None:
-            async with self.fleet.client.pipeline(transaction=False) as pipe:
-                for task_id in task_ids:
-                    pipe.set(_lease_key(task_id), self.fleet.origin, px=lease_ms)
-                await pipe.execute()
-
-        await self.fleet.call(write)
-
-    async def resync(self) -> None:
-        """Tell the watchers the stored records of the tasks running here (after the
-        subscriber reconnects: the saves published while it was away were lost)."""
-        ids = sorted(self._running)
-        if not ids:
-            return
-        texts = await self.fleet.call(lambda: self.fleet.client.mget(map(_task_key, ids)))
-        for text in texts:
-            if text is not None:
-                self.tell(TaskRecord.load(json.loads(text)))
-
-    def watch(self, listener: Callable[[TaskRecord], None]) -> Callable[[], None]:
-        self._listeners.append(listener)
-
-        def unwatch() -> None:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
-
-        return unwatch
-
-    def tell(self, record: TaskRecord) -> None:
-        for listener in list(self._listeners):
-            listener(record)
 
 
 class RedisBus:

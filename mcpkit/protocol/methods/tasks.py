@@ -145,8 +145,7 @@ async def _update(runtime: Runtime, ctx: RequestContext, params: dict[str, Any])
     responses = params.get("inputResponses")
     if not isinstance(responses, dict):
         raise InvalidParams("Invalid params: 'inputResponses' must be an object")
-    if record.answer(responses):
-        await runtime.tasks.store.save(record)
+    await runtime.tasks.store.change(record, lambda current: current.answer(responses))
     return {}
 
 

@@ -38,19 +38,33 @@ class TaskHandle:
         a request to the client does in the handshake era), never into the task's record."""
         jsonrpc.encode(params)
         record = self.record
-        key = record.ask(key, method, params)
-        await self.tasks.store.save(record)
-        while key not in record.input_responses:
+        asked: list[str] = []
+
+        def edit(current: TaskRecord) -> bool:
+            if current.terminal:
+                return False
+            asked[:] = [current.ask(key, method, params)]
+            return True
+
+        if not await self.tasks.store.change(record, edit):
+            raise asyncio.CancelledError  # settled or gone meanwhile: the work stops
+        while asked[0] not in record.input_responses:
             await self.tasks.changed(record.task_id)
-        return record.input_responses.pop(key)
+        return record.input_responses.pop(asked[0])
 
     async def progress(self, message: str | None) -> None:
         """A progress message is the task's ``statusMessage`` (no notification is sent)."""
-        if message is None or self.record.terminal:
+        if message is None:
             return
-        self.record.status_message = message
-        self.record.touch()
-        await self.tasks.store.save(self.record)
+
+        def edit(current: TaskRecord) -> bool:
+            if current.terminal:
+                return False
+            current.status_message = message
+            current.touch()
+            return True
+
+        await self.tasks.store.change(self.record, edit)
 
 
 class Tasks:
@@ -112,9 +126,15 @@ class Tasks:
         while self._running:
             await asyncio.sleep(lease / 3)
             try:
-                await self.store.renew(list(self._running))
+                gone = await self.store.renew(list(self._running))
             except ProtocolError as exc:  # the store is away: try again next round
                 logger.warning("could not renew task leases: %s", exc.message)
+                continue
+            for task_id in gone:  # expired or lost while running: no orphan work
+                running = self._running.get(task_id)
+                if running is not None:
+                    logger.warning("task %s: its record is gone; its work is cancelled", task_id)
+                    running.cancel()
 
     async def drive(
         self, handle: TaskHandle, run: Callable[[], Awaitable[dict[str, Any]]]
@@ -125,28 +145,30 @@ class Tasks:
         except BaseException as exc:  # the task's outcome, never the caller's
             await self.settle_failure(handle.record, exc)
             return {}
-        if handle.record.settle("completed", result=result):
-            await self.store.save(handle.record)
+        await self.store.change(handle.record, lambda r: r.settle("completed", result=result))
         return result
 
     async def settle_failure(self, record: TaskRecord, exc: BaseException) -> None:
         if isinstance(exc, asyncio.CancelledError):
-            settled = record.settle("cancelled")
-        else:
-            error = exc if isinstance(exc, ProtocolError) else protocol_error_in(exc)
-            if error is None:
-                logger.error("task %s failed", record.task_id, exc_info=exc)
-                error = InternalError()
-            settled = record.settle("failed", error=_carried(error.to_error(), record))
-            if settled:
-                record.status_message = error.message
-        if settled:
-            await self.store.save(record)
+            await self.cancel(record)
+            return
+        error = exc if isinstance(exc, ProtocolError) else protocol_error_in(exc)
+        if error is None:
+            logger.error("task %s failed", record.task_id, exc_info=exc)
+            error = InternalError()
+        wire = _carried(error.to_error(), record)
+
+        def edit(current: TaskRecord) -> bool:
+            if not current.settle("failed", error=wire):
+                return False
+            current.status_message = error.message
+            return True
+
+        await self.store.change(record, edit)
 
     async def cancel(self, record: TaskRecord) -> None:
         """Settle ``cancelled`` (when still running) and stop its work."""
-        if record.settle("cancelled"):
-            await self.store.save(record)
+        await self.store.change(record, lambda r: r.settle("cancelled"))
 
     async def changed(self, task_id: str) -> None:
         """Wait until the task's record is saved again."""
@@ -161,8 +183,8 @@ class Tasks:
 
     def _saved(self, record: TaskRecord) -> None:
         local = self._records.get(record.task_id)
-        if local is not None and local is not record:  # saved by another process
-            local.adopt(record.dump())
+        if local is not None and local is not record and record.version > local.version:
+            local.adopt(record.dump())  # changed by another process
         waker = self._wakers.get(record.task_id)
         if waker is not None:
             waker.set()

@@ -1,8 +1,11 @@
 """The task record, its wire shapes, and where records are kept (:class:`TaskStore`).
 
 :class:`MemoryTaskStore` keeps them in this process; a store shared by several server
-processes implements the same four methods (``create`` must make the record readable by every
-process before it returns: the ``CreateTaskResult`` is sent right after).
+processes implements the same methods (``create`` must make the record readable by every
+process before it returns: the ``CreateTaskResult`` is sent right after). Every change goes
+through :meth:`TaskStore.change`, a compare-and-set on the record's ``version``: two writers
+(the process running a task, a replica answering ``tasks/update`` or ``tasks/cancel``) never
+overwrite each other's change.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ __all__ = [
 Status = Literal["working", "input_required", "completed", "failed", "cancelled"]
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 Listener = Callable[["TaskRecord"], None]
+# A change to a record: applies itself, ``False`` when there is nothing to change (e.g. the task
+# settled meanwhile). It may run more than once, each time on the newest stored record.
+Edit = Callable[["TaskRecord"], bool]
 # The error of a task whose lease lapsed: the process running it is gone (shared stores).
 STOPPED: dict[str, Any] = {"code": -32603, "message": "the server running this task stopped"}
 
@@ -58,6 +64,7 @@ class TaskRecord:
         "task_id",
         "ttl_ms",
         "updated_at",
+        "version",
     )
 
     def __init__(self, owner: str | None, ttl_ms: int | None, poll_interval_ms: int) -> None:
@@ -74,6 +81,7 @@ class TaskRecord:
         self.input_responses: dict[str, dict[str, Any]] = {}
         self.asked = 0
         self.keys: set[str] = set()  # every input request key used (never reused, SEP-2663)
+        self.version = 0  # how many changes the store kept (its compare-and-set compares it)
 
     @property
     def terminal(self) -> bool:
@@ -131,10 +139,11 @@ class TaskRecord:
         self.updated_at = time.time()
 
     def dump(self) -> dict[str, Any]:
-        """Every field, as JSON (a shared store keeps this); ``terminal`` leads, for scripts."""
+        """Every field, as JSON (a shared store keeps this); ``terminal`` and ``version`` lead,
+        for scripts."""
         fields = {name: getattr(self, name) for name in self.__slots__}
         fields["keys"] = sorted(self.keys)
-        return {"terminal": self.terminal, **fields}
+        return {"terminal": self.terminal, "version": self.version, **fields}
 
     @classmethod
     def load(cls, fields: dict[str, Any]) -> TaskRecord:
@@ -188,8 +197,11 @@ class TaskStore(Protocol):
     async def get(self, task_id: str, owner: str | None) -> TaskRecord | None:
         """The record, or ``None`` when unknown, expired, or another owner's."""
 
-    async def save(self, record: TaskRecord) -> None:
-        """Keep a changed record and tell the watchers."""
+    async def change(self, record: TaskRecord, edit: Edit) -> bool:
+        """Apply ``edit`` to ``record`` and keep it, unless the stored record changed since
+        ``record`` was read: then ``record`` takes the stored fields and ``edit`` runs again
+        (a compare-and-set on :attr:`TaskRecord.version`). Tells the watchers; ``False`` when
+        ``edit`` had nothing to change or the record is gone (expired, or the store lost it)."""
 
     def watch(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener`` with every saved (or expired) record; returns the undo."""
@@ -200,8 +212,9 @@ class TaskStore(Protocol):
         only process that runs tasks). A task whose lease lapses reads ``failed``
         (:data:`STOPPED`): the process running it stopped renewing it."""
 
-    async def renew(self, task_ids: list[str]) -> None:
-        """Extend the lease of tasks this process runs (called every ``lease_s / 3``)."""
+    async def renew(self, task_ids: list[str]) -> list[str]:
+        """Extend the lease of tasks this process runs (called every ``lease_s / 3``); returns
+        those whose record is gone (expired, or the store lost it): their work must stop."""
 
 
 class MemoryTaskStore:
@@ -226,9 +239,18 @@ class MemoryTaskStore:
             return None
         return record
 
-    async def save(self, record: TaskRecord) -> None:
-        if record.task_id in self._records:
-            self._tell(record)
+    async def change(self, record: TaskRecord, edit: Edit) -> bool:
+        stored = self._records.get(record.task_id)
+        if stored is None:
+            return False
+        if stored is not record and stored.version != record.version:
+            record.adopt(stored.dump())  # a copy read before the last change: take it
+        if not edit(record):
+            return False
+        record.version += 1
+        self._records[record.task_id] = record
+        self._tell(record)
+        return True
 
     def watch(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
@@ -242,8 +264,10 @@ class MemoryTaskStore:
     lease_s = None  # one process: it cannot outlive the tasks it runs
     missing = "not found or expired"
 
-    async def renew(self, task_ids: list[str]) -> None:
-        """Nothing to renew (see :attr:`TaskStore.lease_s`)."""
+    async def renew(self, task_ids: list[str]) -> list[str]:
+        """Nothing to renew (see :attr:`TaskStore.lease_s`); nothing is lost but by expiry,
+        which tells the watchers (the runner stops the work)."""
+        return []
 
     def __len__(self) -> int:
         return len(self._records)
@@ -255,7 +279,8 @@ class MemoryTaskStore:
 
     def _drop(self, record: TaskRecord) -> None:
         del self._records[record.task_id]
-        record.settle("failed", error={"code": -32602, "message": "Task has expired"})
+        if record.settle("failed", error={"code": -32602, "message": "Task has expired"}):
+            record.version += 1
         self._tell(record)
 
     def _tell(self, record: TaskRecord) -> None:
