@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from cli_support import forget_imported_modules  # noqa: F401 (fixture)
 
-from mcpkit.cli.reloading import LoadFailure, changes, load_fresh, watched_folder
+from mcpkit import App
+from mcpkit.cli.reloading import LoadFailure, changed_lists, changes, load_fresh, watched_folder
 from mcpkit.testing import Client
 
 pytestmark = pytest.mark.usefixtures("forget_imported_modules")
@@ -176,3 +177,42 @@ def test_changes_yields_the_edited_python_files(
     write(in_tmp / "server.py", "")
     edited = in_tmp / "sub" / "helper.py"
     assert asyncio.run(first_change("server.py:app", edited)) == {str(edited)}
+
+
+# ---------------------------------------------------------------------- changed lists
+
+
+def version(*, body: str = "one", prompt: bool = False, template: bool = False) -> App:
+    app = App("v", "1")
+
+    @app.tool
+    def greet() -> str:
+        return body
+
+    def hi() -> str:
+        return "say hi"
+
+    def note(name: str) -> str:
+        return name
+
+    if prompt:
+        app.add_prompt(hi)
+    if template:
+        app.add_resource("note://{name}", note)
+    return app
+
+
+@pytest.mark.parametrize(
+    ("new", "lists"),
+    [
+        (version(body="two"), []),
+        (version(prompt=True), ["prompts"]),
+        (version(template=True), ["resources"]),
+        (version(prompt=True, template=True), ["prompts", "resources"]),
+    ],
+    ids=["body-only", "prompt", "template", "both"],
+)
+def test_changed_lists_names_the_lists_a_client_must_fetch_again(
+    new: App, lists: list[str]
+) -> None:
+    assert changed_lists(version(), new) == lists

@@ -149,8 +149,8 @@ def _serve_http(
     }
     os.environ[TARGET_ENV] = target
     os.environ[OPTIONS_ENV] = json.dumps(options)
-    if workers > 1 and app.options.state_key is None:
-        # Every worker must verify the requestState another worker signed: one shared key.
+    if (workers > 1 or reload) and app.options.state_key is None:
+        # Every worker (or restarted child) must verify the requestState another one signed.
         os.environ.setdefault(STATE_KEY_ENV, secrets.token_hex(32))
     shown = f"[{host}]" if ":" in host else host
     click.echo(
