@@ -216,3 +216,21 @@ def test_changed_lists_names_the_lists_a_client_must_fetch_again(
     new: App, lists: list[str]
 ) -> None:
     assert changed_lists(version(), new) == lists
+
+
+def test_installed_packages_and_mcpkit_under_the_folder_are_kept(
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project folder may hold its virtual environment, or be a checkout of mcpkit: importing
+    those again would make second copies of their classes."""
+    import pydantic
+
+    import mcpkit.app
+
+    checkout = Path(mcpkit.app.__file__).resolve().parents[1]  # holds mcpkit/ (and .venv/)
+    monkeypatch.setattr("mcpkit.cli.reloading.watched_folder", lambda target: checkout)
+    write(in_tmp / "helper.py", 'GREETING = "hello"\n')
+    write(in_tmp / "server.py", SERVER)
+    assert greeting("server.py:app") == "hello"
+    assert sys.modules["mcpkit.app"] is mcpkit.app
+    assert sys.modules["pydantic"] is pydantic

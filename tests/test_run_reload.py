@@ -244,6 +244,18 @@ def test_http_reload_serves_one_worker(tmp_path: Path) -> None:
     )
 
 
+def test_http_reload_on_windows_says_it_needs_posix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "server.py").write_text(SERVER)
+    monkeypatch.setattr(sys, "platform", "win32")
+    result = mcpkit("run", str(tmp_path / "server.py"), "--transport", "http", "--reload")
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == (
+        "mcpkit run: error: --reload over HTTP needs a POSIX system (Linux, macOS)\n"
+    )
+
+
 # ------------------------------------------------------------------------------- HTTP
 
 

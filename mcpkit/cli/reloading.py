@@ -173,9 +173,13 @@ def files_note(changed: set[str]) -> str:
 
 # ----------------------------------------------------------------------- forgetting
 
+_LIBRARIES = ("stdlib", "platstdlib", "purelib", "platlib")  # not "data": it may be /usr
 _INSTALLED = tuple(
     str(Path(path).resolve()) + os.sep
-    for path in {*sysconfig.get_paths().values(), str(Path(__file__).resolve().parents[1])}
+    for path in {
+        *(sysconfig.get_paths()[name] for name in _LIBRARIES),
+        str(Path(__file__).resolve().parents[1]),  # mcpkit itself (a checkout, too)
+    }
 )
 
 

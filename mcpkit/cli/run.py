@@ -7,7 +7,8 @@ import json
 import logging
 import os
 import secrets
-from typing import Any
+import sys
+from typing import Any, NoReturn
 
 import click
 
@@ -96,15 +97,16 @@ def run(
 
 def _check_reload(transport: str, workers: int) -> None:
     if importlib.util.find_spec("watchfiles") is None:
-        click.echo(
-            'mcpkit run: error: --reload needs watchfiles: pip install "mcpkit[reload]"', err=True
-        )
-        raise click.exceptions.Exit(2)
+        _usage_error('--reload needs watchfiles: pip install "mcpkit[reload]"')
     if transport == "http" and workers > 1:
-        click.echo(
-            "mcpkit run: error: --reload serves one worker process; drop --workers", err=True
-        )
-        raise click.exceptions.Exit(2)
+        _usage_error("--reload serves one worker process; drop --workers")
+    if transport == "http" and sys.platform == "win32":  # the child inherits the socket's fd
+        _usage_error("--reload over HTTP needs a POSIX system (Linux, macOS)")
+
+
+def _usage_error(message: str) -> NoReturn:
+    click.echo(f"mcpkit run: error: {message}", err=True)
+    raise click.exceptions.Exit(2)
 
 
 def _run_stdio(target: str, log_level: str, reload: bool) -> int:
