@@ -137,15 +137,23 @@ class StderrLines:
     def __init__(self, stream: asyncio.StreamReader) -> None:
         self.lines: list[str] = []
         self._stream = stream
+        self._arrived = asyncio.Event()
         self.reading = asyncio.ensure_future(self._read())
 
     async def _read(self) -> bytes:
         while line := await self._stream.readline():
             self.lines.append(line.decode())
+            self._arrived.set()
         return "".join(self.lines).encode()
 
-    def saw(self, start: str) -> str | None:
-        return next((line.rstrip("\n") for line in self.lines if line.startswith(start)), None)
+    async def line(self, start: str) -> str:
+        """The first line that starts with ``start`` (waiting for it to come)."""
+        while True:
+            self._arrived.clear()
+            found = [line.rstrip("\n") for line in self.lines if line.startswith(start)]
+            if found:
+                return found[0]
+            await self._arrived.wait()
 
 
 def save(path: Path, text: str) -> None:
@@ -181,12 +189,6 @@ async def note(talk: Talk, method: str) -> dict[str, Any]:
         assert await talk.read(), "the server ended"
 
 
-async def stderr_line(lines: StderrLines, start: str) -> str:
-    while (line := lines.saw(start)) is None:
-        await asyncio.sleep(0.05)  # the line is written by another process: look again
-    return line
-
-
 async def stdio_session(folder: Path) -> None:
     server = folder / "server.py"
     server.write_text(SERVER)
@@ -199,7 +201,7 @@ async def stdio_session(folder: Path) -> None:
         await talk.initialize()
         assert names(await talk.request(list_tools(1))) == ["greet"]
 
-        said = await edit_until(server, BROKEN, lambda: stderr_line(stderr, FAILED))
+        said = await edit_until(server, BROKEN, lambda: stderr.line(FAILED))
         assert said == f"{FAILED}{server}:7: {syntax_error_message(BROKEN)}"
         assert names(await talk.request(list_tools(2))) == ["greet"]  # the last good version
 
