@@ -218,19 +218,22 @@ def test_changed_lists_names_the_lists_a_client_must_fetch_again(
     assert changed_lists(version(), new) == lists
 
 
+@pytest.mark.parametrize(
+    ("kept", "folder_of"),
+    [("pydantic", 1), ("mcpkit.app", 0)],
+    ids=["site-packages", "mcpkit"],
+)
 def test_installed_packages_and_mcpkit_under_the_folder_are_kept(
-    in_tmp: Path, monkeypatch: pytest.MonkeyPatch
+    in_tmp: Path, monkeypatch: pytest.MonkeyPatch, kept: str, folder_of: int
 ) -> None:
     """A project folder may hold its virtual environment, or be a checkout of mcpkit: importing
-    those again would make second copies of their classes."""
-    import pydantic
-
-    import mcpkit.app
-
-    checkout = Path(mcpkit.app.__file__).resolve().parents[1]  # holds mcpkit/ (and .venv/)
-    monkeypatch.setattr("mcpkit.cli.reloading.watched_folder", lambda target: checkout)
+    those again would make second copies of their classes. (Here the folder is the one holding
+    ``kept``: site-packages, or mcpkit's own package.)"""
+    module = sys.modules[kept]
+    assert module.__file__ is not None
+    folder = Path(module.__file__).resolve().parents[folder_of]
+    monkeypatch.setattr("mcpkit.cli.reloading.watched_folder", lambda target: folder)
     write(in_tmp / "helper.py", 'GREETING = "hello"\n')
     write(in_tmp / "server.py", SERVER)
     assert greeting("server.py:app") == "hello"
-    assert sys.modules["mcpkit.app"] is mcpkit.app
-    assert sys.modules["pydantic"] is pydantic
+    assert sys.modules[kept] is module
