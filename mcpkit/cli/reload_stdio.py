@@ -67,10 +67,10 @@ async def _serve(target: str, server: Server, out: BinaryIO) -> None:
 
 async def _follow(target: str, server: Server) -> None:
     async for changed in changes(target):
-        reload(target, server, changed)
+        _reload(target, server, changed)
 
 
-def reload(target: str, server: Server, changed: set[str]) -> None:
+def _reload(target: str, server: Server, changed: set[str]) -> None:
     """Load ``target`` again and serve it, telling the client which lists changed; on a
     failure keep the App being served and say why on stderr."""
     try:
