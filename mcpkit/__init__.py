@@ -26,6 +26,7 @@ from mcpkit.exceptions import (
     ProtocolError,
     ResourceNotFound,
     ToolError,
+    UrlElicitationRequired,
 )
 from mcpkit.middleware import Call
 from mcpkit.results import ToolResult
@@ -53,5 +54,6 @@ __all__ = [
     "ToolAnnotations",
     "ToolError",
     "ToolResult",
+    "UrlElicitationRequired",
     "__version__",
 ]

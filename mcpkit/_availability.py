@@ -195,7 +195,7 @@ class Switches:
     def added(self, definition: Any) -> None:
         if definition.access.guarded:
             self.guarded += 1
-        if self.rules and not self._enabled(definition):
+        if not self._enabled(definition):
             self.off.add(definition)
 
     def removed(self, definition: Any) -> None:
@@ -217,11 +217,17 @@ class Switches:
         for target in targets:
             self.rules.pop(target, None)  # the latest rule for a target goes last
             self.rules[target] = enabled
+        return self.refresh(every)
+
+    def refresh(self, every: Iterable[Any]) -> set[Any]:
+        """Decide again which of ``every`` are off; return those whose state changed."""
         before = set(self.off)
         self.off = {definition for definition in every if not self._enabled(definition)}
         return before ^ self.off
 
     def _enabled(self, definition: Any) -> bool:
+        if definition.off_upstream():  # disabled in the app it is included from
+            return False
         names = {definition.name, getattr(definition, "uri", None)}
         names.add(getattr(definition, "uri_template", None))
         tags = definition.access.tags

@@ -1,4 +1,5 @@
-"""Elicitation forms: a model, dataclass or TypedDict -> the flat ``requestedSchema`` to show."""
+"""Elicitation: the modes a client declared, and forms (a model, dataclass or TypedDict -> the
+flat ``requestedSchema`` to show)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,27 @@ import typing_extensions
 from mcpkit._jsonschema import clean_schema
 from mcpkit._pydantic import adapter, raw_schema
 from mcpkit._pydantic_compat import compatible_type
-from mcpkit.exceptions import DefinitionError
+from mcpkit.exceptions import ClientCapabilityError, DefinitionError
 from mcpkit.protocol.versions import elicitation_modes
 
-__all__ = ["elicitation_schema"]
+__all__ = ["elicitation_schema", "require_mode"]
+
+
+def require_mode(capabilities: dict[str, Any], version: str, mode: str) -> None:
+    """Raise :class:`ClientCapabilityError` unless the client declared elicitation ``mode``.
+
+    ``elicitation: {}`` means form mode only (the spec's backwards-compatible reading); URL
+    mode exists from 2025-11-25 and needs ``elicitation.url``.
+    """
+    caps = capabilities.get("elicitation")
+    if mode == "form":
+        declared = isinstance(caps, dict) and (not caps or "form" in caps)
+        missing = "Missing required client capability: elicitation"
+    else:
+        declared = isinstance(caps, dict) and "url" in caps and elicitation_modes(version)
+        missing = "Missing required client capability: elicitation (url mode)"
+    if not declared:
+        raise ClientCapabilityError({"elicitation": {mode: {}}}, missing)
 
 
 def elicitation_schema(form: Any, *, version: str, where: str = "elicitation") -> dict[str, Any]:

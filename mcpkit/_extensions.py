@@ -13,10 +13,14 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["TASKS", "extension_settings", "is_extension_id"]
+__all__ = ["TASKS", "UI", "extension_settings", "is_extension_id"]
 
 TASKS = "io.modelcontextprotocol/tasks"
 """The tasks extension (SEP-2663); mcpkit declares it itself when a tool supports tasks."""
+
+UI = "io.modelcontextprotocol/ui"
+"""MCP Apps (SEP-1865); mcpkit declares it (``{}`` unless ``extensions=`` sets it) when the
+app has a view (``@app.ui``)."""
 
 _LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"

@@ -17,6 +17,8 @@ from typing import Any
 
 __all__ = [
     "branches",
+    "child_path",
+    "children",
     "clean_schema",
     "deref",
     "local_name",
@@ -83,6 +85,33 @@ def subschemas(node: Mapping[str, Any]) -> Iterator[Any]:
             yield from value.values()
         elif holds is object:
             yield value
+
+
+def children(node: Mapping[str, Any]) -> Iterator[tuple[str, str | int | None, Any]]:
+    """:func:`subschemas` with where each comes from: ``(keyword, name or index, subschema)``
+    (``None`` for a keyword whose value is one schema)."""
+    for key, value in node.items():
+        holds = _HOLDS.get(key)
+        if holds is None:
+            continue
+        if isinstance(value, list) and holds is not dict:
+            yield from ((key, i, v) for i, v in enumerate(value))
+        elif isinstance(value, dict) and holds is dict:
+            yield from ((key, name, v) for name, v in value.items())
+        elif holds is object:
+            yield key, None, value
+
+
+def child_path(path: str, keyword: str, key: str | int | None) -> str:
+    """Where a subschema sits, for messages: ``$.a.b`` (properties), ``$.a[*]`` (items),
+    ``$.a[0]`` (tuple items), ``$.a.*`` (other keys) and ``$.a<anyOf 1>`` for the rest."""
+    if keyword == "properties":
+        return f"{path}.{key}"
+    if keyword in ("items", "prefixItems"):
+        return f"{path}[*]" if key is None else f"{path}[{key}]"
+    if keyword == "additionalProperties":
+        return f"{path}.*"
+    return f"{path}<{keyword}>" if key is None else f"{path}<{keyword} {key}>"
 
 
 def map_subschemas(node: Mapping[str, Any], change: Callable[[Any], Any]) -> dict[str, Any]:

@@ -215,6 +215,11 @@ class Definition:
     def compile(self) -> None:
         raise NotImplementedError
 
+    def off_upstream(self) -> bool:
+        """Whether it is disabled before it reaches this app (a definition of an included app
+        disabled there)."""
+        return False
+
     @cached_property
     def _parameters(self) -> Parameters:
         return parameters(self.fn, self.signature, self.label, publish=self._publish)

@@ -12,9 +12,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from typing_extensions import Unpack
 
+from mcpkit import _compose
+from mcpkit._announcer import Announcer
 from mcpkit._availability import Switches
 from mcpkit._directory import directory_reader
 from mcpkit._signatures import Definition
+from mcpkit._ui import UiOptions, UiResource, check_link
 from mcpkit.exceptions import DefinitionError
 from mcpkit.middleware import Middleware
 from mcpkit.options import ServerOptions
@@ -29,15 +32,11 @@ __all__ = ["App", "ServerOptions"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M", bound="Middleware")
-Listener = Callable[[str, "str | None"], None]
-"""Called with ``(kind, uri)``: ``("tools" | "prompts" | "resources", None)`` when a list
-changes, ``("resource", uri)`` when a resource's contents change, ``("capabilities", None)``
-when only what the server advertises may change."""
 Lifespan = Callable[["App"], AbstractAsyncContextManager[Any]]
 Completer = Callable[..., Any]
 
 
-class App:
+class App(Announcer):
     """An MCP server's identity, lifespan and definitions.
 
     ``version`` is your app's own version (it is sent as ``serverInfo.version``). How the
@@ -59,6 +58,7 @@ class App:
         options: ServerOptions | None = None,
         middleware: Iterable[Middleware] = (),
     ) -> None:
+        super().__init__()
         self.name = name
         self.version = version
         self.title = title
@@ -73,9 +73,8 @@ class App:
         self._resources: dict[str, Resource] = {}
         self._templates: dict[str, ResourceTemplate] = {}
         self._prompts: dict[str, Prompt] = {}
-        self._listeners: list[Listener] = []
-        self._broadcasts: list[Listener] = []  # the fleet's buses (shared store servers)
         self.switches = Switches()  # enable/disable rules; who may be hidden from whom
+        self._includes: list[_compose.Include] = []  # the apps this one includes
         self.middleware_chain: tuple[Middleware, ...] = ()  # the first is the outermost
         for each in middleware:
             self.middleware(each)
@@ -120,9 +119,14 @@ class App:
         Options: ``name``, ``title``, ``description``, ``annotations``, ``icons``, ``meta``,
         ``input_schema``, ``output_schema``, ``structured_output``, ``text_mirror``,
         ``blocking`` (``False`` runs a sync function on the event loop; only for code that
-        never blocks), and ``timeout`` (seconds; see :class:`ToolOptions`).
+        never blocks), ``timeout`` (seconds; see :class:`ToolOptions`) and ``schema_profile``
+        (``None``: ``ServerOptions.schema_profile``).
         """
+        if options.get("schema_profile") is None:
+            options["schema_profile"] = self.options.schema_profile
         tool = Tool(fn, **options)
+        if tool.ui is not None:
+            check_link(tool.label, tool.ui, self._resources)
         self._add_unique(self._tools, tool.name, tool, "tool", "; pass name=... to one")
         self._changed("tools")
         return tool
@@ -152,6 +156,17 @@ class App:
         self._changed("resources")
         return resource
 
+    def ui(self, uri: str, /, **options: Unpack[UiOptions]) -> Callable[[F], F]:
+        """Register an MCP Apps view: the function returns the HTML of ``uri`` (``ui://...``),
+        served as ``text/html;profile=mcp-app`` with ``_meta.ui`` from the options
+        (:class:`~mcpkit._ui.UiOptions`); tools link to it with ``@app.tool(ui=uri)``."""
+
+        def add(fn: Callable[..., Any]) -> None:
+            self._add_unique(self._resources, uri, UiResource(uri, fn, **options), "resource")
+            self._changed("resources")
+
+        return _registrar(add)
+
     def add_directory(
         self, root: str | Path, *, uri_prefix: str = "file:///", **options: Unpack[ResourceOptions]
     ) -> ResourceTemplate:
@@ -175,10 +190,9 @@ class App:
 
     def remove_resource(self, uri: str) -> None:
         """Remove a resource or template by its URI (template) string."""
-        removed = self._resources.pop(uri, None) or self._templates.pop(uri, None)
-        if removed is None:
+        if uri not in self._resources and uri not in self._templates:
             raise KeyError(f"no resource or template {uri!r}")
-        self.switches.removed(removed)
+        _compose.remove(self, "resource" if uri in self._resources else "resource template", uri)
         self._changed("resources")
 
     @property
@@ -190,37 +204,6 @@ class App:
     def resource_templates(self) -> Mapping[str, ResourceTemplate]:
         """Resource templates by URI template, in registration order."""
         return self._templates
-
-    def notify_resource_updated(self, uri: str) -> None:
-        """Tell subscribed clients that ``uri``'s contents changed (safe from any thread); with
-        a shared store, the clients of every replica."""
-        self._global("resource", uri)
-
-    def notify_list_changed(
-        self, kind: Literal["tools", "prompts", "resources"], *, everywhere: bool = False
-    ) -> None:
-        """Tell listening clients that a list changed; ``everywhere=True``: the clients of every
-        replica too (a shared store's bus). Registry changes themselves stay per process."""
-        if everywhere:
-            self._global(kind, None)
-        else:
-            self._changed(kind)
-
-    def relay(self, kind: str, uri: str | None) -> None:
-        """A change a bus delivers (published by any replica): tell this process's listeners."""
-        self._changed(kind, uri)
-
-    def broadcast_to(self, publish: Listener) -> Callable[[], None]:
-        """Hand global changes to ``publish`` (a bus, which delivers them to every replica,
-        this one included, through :meth:`relay`) instead of this process's listeners."""
-        self._broadcasts.append(publish)
-        return lambda: self._broadcasts.remove(publish)
-
-    def _global(self, kind: str, uri: str | None) -> None:
-        if not self._broadcasts:
-            self._changed(kind, uri)
-        for publish in list(self._broadcasts):
-            publish(kind, uri)
 
     # ------------------------------------------------------------------------ prompts
 
@@ -245,10 +228,9 @@ class App:
         return prompt
 
     def remove_prompt(self, name: str) -> None:
-        removed = self._prompts.pop(name, None)
-        if removed is None:
+        if name not in self._prompts:
             raise KeyError(f"no prompt named {name!r}")
-        self.switches.removed(removed)
+        _compose.remove(self, "prompt", name)
         self._changed("prompts")
 
     @property
@@ -269,17 +251,14 @@ class App:
     def _add_unique(
         self, registry: dict[str, Any], key: str, item: Definition, what: str, hint: str = ""
     ) -> None:
-        if key in registry:
-            raise DefinitionError(f"{what} {key!r} is defined twice{hint}")
-        registry[key] = item
-        self.switches.added(item)
+        _compose.admit(self, what, key, item, hint)  # here, and in the apps including this one
+        _compose.put(self, what, key, item)
 
     def remove_tool(self, name: str) -> None:
         """Remove a tool (clients that listen are told the list changed)."""
-        removed = self._tools.pop(name, None)
-        if removed is None:
+        if name not in self._tools:
             raise KeyError(f"no tool named {name!r}")
-        self.switches.removed(removed)
+        _compose.remove(self, "tool", name)
         self._changed("tools")
 
     @property
@@ -301,7 +280,10 @@ class App:
         self._switch(True, name, tags)
 
     def _switch(self, enabled: bool, name: str | None, tags: Iterable[str] | None) -> None:
-        changed = self.switches.switch(enabled, name, tags, self.definitions())
+        self._switched(self.switches.switch(enabled, name, tags, self.definitions()))
+
+    def _switched(self, changed: set[Any]) -> None:
+        _compose.refresh_includers(self)  # their views of what changed here (heard through us)
         kinds = {definition.listed_in for definition in changed}
         for kind in ("tools", "resources", "prompts"):
             if kind in kinds:
@@ -318,8 +300,21 @@ class App:
                 f"middleware {getattr(fn, '__qualname__', fn)!r} must be an async function "
                 "taking (call, call_next)"
             )
+        if self._includers:
+            raise DefinitionError(f"app {self.name!r} is included in another app; {_NO_MW}")
         self.middleware_chain = (*self.middleware_chain, fn)
         return fn
+
+    # ------------------------------------------------------------------------ include
+
+    def include(self, other: App, /, *, prefix: str | None, uri_prefix: str | None = None) -> None:
+        """Serve ``other``'s definitions from this app too: tools and prompts as
+        ``{prefix}_{name}`` (``prefix=None`` keeps the names), resources and templates at their
+        URIs, or with ``uri_prefix="p"`` at ``scheme://p/...``. Later changes to ``other``
+        show here (clients hear ``list_changed``); a clash, now or later, is a
+        :class:`DefinitionError` naming both. ``other``'s tools see its own lifespan's state;
+        its lifespan starts before this app's. See ``docs/composition.md``."""
+        _compose.include(self, other, prefix, uri_prefix)
 
     # ------------------------------------------------------------------------ compile
 
@@ -395,25 +390,6 @@ class App:
             session_idle_seconds=session_idle_seconds,
         )
 
-    # ----------------------------------------------------------------------- changes
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener(kind, uri)`` on changes (see :data:`Listener`); returns an
-        unsubscribe function."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener)
-
-    def hand_over(self, successor: App) -> None:
-        """Let ``successor`` take this app's place (a reload): whoever listens to this app's
-        changes (servers, sessions, a shared store's bus) hears ``successor``'s from now on."""
-        self._listeners.extend(successor._listeners)
-        self._broadcasts.extend(successor._broadcasts)
-        successor._listeners, successor._broadcasts = self._listeners, self._broadcasts
-
-    def _changed(self, kind: str, uri: str | None = None) -> None:
-        for listener in list(self._listeners):
-            listener(kind, uri)
-
 
 def _registrar(add: Callable[[Callable[..., Any]], object]) -> Callable[[F], F]:
     """The decorator ``@app.tool(...)`` and its siblings return: ``add(fn)``, then ``fn``."""
@@ -423,6 +399,9 @@ def _registrar(add: Callable[[Callable[..., Any]], object]) -> Callable[[F], F]:
         return fn
 
     return register
+
+
+_NO_MW = "its middleware would not run (register middleware on the including app)"
 
 
 @contextlib.asynccontextmanager

@@ -20,13 +20,21 @@ from typing import Any, Literal, Protocol
 
 from pydantic import TypeAdapter
 
+from mcpkit._elicitation import require_mode
 from mcpkit._frozen import frozen
 from mcpkit.exceptions import ClientCapabilityError
-from mcpkit.protocol.versions import elicitation_modes
+from mcpkit.protocol.versions import elicitation_modes, url_elicitation_ids
 from mcpkit.schema import elicitation_schema
 from mcpkit.types import RequestId
 
-__all__ = ["LOG_LEVELS", "Context", "ContextBackend", "ElicitResult", "RequestHeaders"]
+__all__ = [
+    "LOG_LEVELS",
+    "Context",
+    "ContextBackend",
+    "ElicitResult",
+    "Lifespans",
+    "RequestHeaders",
+]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "x-api-key"})
@@ -112,6 +120,19 @@ class ContextBackend(Protocol):
     async def continue_as_task(self) -> None:
         """Answer the request with a task and run on in the background, if it may."""
 
+    def elicitation_id(self, name: str) -> str:
+        """The id of the URL elicitation ``name`` (kept in ``requestState`` in 2026-07-28)."""
+
+
+class Lifespans:
+    """What the lifespans of an App that includes others yielded, for one server: ``own`` is
+    the App's own state, ``of`` maps each App (itself and every one it includes) to its own."""
+
+    __slots__ = ("of", "own")
+
+    def __init__(self, own: Any, of: Mapping[Any, Any]) -> None:
+        self.own, self.of = own, of
+
 
 class Context:
     """What a running tool (or resource, or prompt) may ask of the client and server."""
@@ -154,8 +175,10 @@ class Context:
 
     @property
     def state(self) -> Any:
-        """What the ``App``'s lifespan yielded (``None`` without a lifespan)."""
-        return self._scope.state
+        """What the ``App``'s lifespan yielded (``None`` without a lifespan); in a definition of
+        an included app, what that app's own lifespan yielded."""
+        state = self._scope.state
+        return state.own if type(state) is Lifespans else state
 
     @property
     def principal(self) -> Any:
@@ -234,11 +257,7 @@ class Context:
         names the question across those rounds (default: the call order).
         Raises :class:`~mcpkit.ClientCapabilityError` when the client cannot elicit.
         """
-        caps = self.client_capabilities.get("elicitation")
-        if not isinstance(caps, dict) or (caps and "form" not in caps):
-            raise ClientCapabilityError(
-                {"elicitation": {"form": {}}}, "Missing required client capability: elicitation"
-            )
+        require_mode(self.client_capabilities, self.protocol_version, "form")
         form = (
             schema
             if isinstance(schema, dict)
@@ -257,6 +276,41 @@ class Context:
         if not isinstance(schema, dict):
             content = TypeAdapter(schema).validate_python(content)
         return ElicitResult("accept", content)
+
+    def elicitation_id(self, name: str = "url") -> str:
+        """An id for a URL elicitation (what :meth:`elicit_url` sends, what
+        ``App.complete_elicitation`` takes): random, the same for every call with this ``name``
+        in this request. In the 2026-07-28 era it stays the same on every round of the request
+        (it travels in the signed ``requestState``), so the handler that runs again after the
+        user consented finds its own flow again."""
+        return self._scope.elicitation_id(name)
+
+    async def elicit_url(
+        self,
+        url: str,
+        message: str,
+        *,
+        elicitation_id: str | None = None,
+        key: str | None = None,
+    ) -> ElicitResult:
+        """Ask the user to visit ``url`` out of band (``elicitation/create``, URL mode): an
+        OAuth flow with a third party, a payment, a secret that must not pass the client.
+
+        ``accept`` means the user consented to open the URL, not that the flow finished: check
+        your own state (the token you stored, the payment you saw) before going on. In 2025-11-25
+        the request carries ``elicitationId`` (``elicitation_id``, default
+        :meth:`elicitation_id`); ``App.complete_elicitation`` then tells the client the flow
+        finished. In 2026-07-28 the call returns to the client as an input request and your
+        handler runs again from the top with the answer. Raises
+        :class:`~mcpkit.ClientCapabilityError` unless the client declared ``elicitation.url``.
+        """
+        require_mode(self.client_capabilities, self.protocol_version, "url")
+        params: dict[str, Any] = {"mode": "url", "message": message, "url": url}
+        if url_elicitation_ids(self.protocol_version):
+            params["elicitationId"] = elicitation_id or self.elicitation_id()
+        answer = await self._scope.ask("elicitation/create", params, key)
+        action = answer.get("action") if isinstance(answer, dict) else None
+        return ElicitResult(action if action in ("accept", "decline") else "cancel")
 
     async def sample(
         self,

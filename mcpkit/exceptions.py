@@ -20,7 +20,8 @@
         ├── ResourceNotFound                  -32002 (up to 2025-11-25)
         ├── HeaderMismatch                    -32020 (2026-07-28, HTTP)
         ├── ClientCapabilityError             -32021 (a client capability is missing)
-        └── UnsupportedProtocolVersion        -32022 (2026-07-28)
+        ├── UnsupportedProtocolVersion        -32022 (2026-07-28)
+        └── UrlElicitationRequired            -32042 (2025-11-25; an input request after)
 
 Handlers raise these; exactly one place (the server) turns them into wire messages, according to
 the negotiated protocol version. Messages say what went wrong and, where it helps, how to fix it.
@@ -28,6 +29,7 @@ the negotiated protocol version. Messages say what went wrong and, where it help
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "ToolError",
     "Unencodable",
     "UnsupportedProtocolVersion",
+    "UrlElicitationRequired",
 ]
 
 
@@ -218,3 +221,29 @@ class UnsupportedProtocolVersion(ProtocolError):
 
     def __init__(self, requested: Any, supported: list[str]) -> None:
         super().__init__(None, {"supported": supported, "requested": requested})
+
+
+class UrlElicitationRequired(ProtocolError):
+    """Raise to say the request cannot go on until the user visits ``url`` (URL-mode
+    elicitation, 2025-11-25: the ``-32042`` error, its ``data.elicitations`` holding this one).
+
+    ``message`` tells the user why; ``elicitation_id`` (a fresh random id unless given) is what
+    ``App.complete_elicitation`` takes when the flow finishes. For a 2026-07-28 request the
+    same raise answers an ``InputRequiredResult`` asking for the URL instead (that version has
+    no ``-32042``); a client that did not declare ``elicitation.url`` gets ``-32021``.
+    """
+
+    code = -32042
+    default_message = "URL elicitation required"
+
+    def __init__(self, url: str, message: str, *, elicitation_id: str | None = None) -> None:
+        self.elicitation_id = elicitation_id or secrets.token_urlsafe(16)
+        self.url = url
+        self.prompt = message
+        elicitation = {
+            "mode": "url",
+            "elicitationId": self.elicitation_id,
+            "url": url,
+            "message": message,
+        }
+        super().__init__(None, {"elicitations": [elicitation]})

@@ -10,6 +10,7 @@ from typing import Any, Literal
 from mcpkit._availability import CacheScope, check_server_access
 from mcpkit._extensions import extension_settings
 from mcpkit._frozen import frozen
+from mcpkit._profiles import SchemaProfile, check_profile
 from mcpkit.tools import is_seconds
 
 __all__ = ["ServerOptions"]
@@ -39,6 +40,11 @@ class ServerOptions:
     ``store`` is where task records live and how replicas tell each other about changes:
     ``None`` (else ``MCPKIT_STORE``, else this process's memory) or ``"redis://host:port/db"``
     (``pip install "mcpkit[redis]"``; see ``docs/deployment.md``, the fleet recipe).
+    ``tracer_provider`` is the OpenTelemetry ``TracerProvider`` of the server's spans (``None``:
+    the global one; ``MCPKIT_OTEL`` turns them off; see ``docs/observability.md``).
+    ``schema_profile`` shapes every tool's published ``inputSchema`` for model providers:
+    ``"default"``, ``"portable"`` or ``"openai-strict"`` (see ``docs/schemas.md``); a tool's
+    own ``schema_profile`` wins. It is read when a tool is registered.
     """
 
     mask_errors: bool = True
@@ -57,6 +63,8 @@ class ServerOptions:
     max_tasks: int = 1_000
     max_tasks_per_caller: int = 100
     store: str | None = None
+    tracer_provider: Any = None
+    schema_profile: SchemaProfile = "default"
 
     def __post_init__(self) -> None:
         timeout = self.tool_timeout
@@ -83,6 +91,7 @@ class ServerOptions:
         if self.cache_scope not in ("public", "private"):
             raise ValueError(f'cache_scope must be "public" or "private", not {self.cache_scope!r}')
         check_server_access(self.on_missing_scope, self.cache)
+        check_profile(self.schema_profile, "", ValueError)
         if self.store is not None and not _is_store(self.store):
             raise ValueError(
                 f'store must be "memory" or a redis:// (rediss://, unix://) URL, not {self.store!r}'

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from functools import cached_property
 from types import CodeType
 from typing import Any, Literal, TypeGuard
@@ -20,7 +20,9 @@ from typing_extensions import Unpack
 from mcpkit._arguments import ArgumentValidator
 from mcpkit._availability import AccessOptions, check_access
 from mcpkit._frozen import frozen
+from mcpkit._profiles import SchemaProfile, check_profile, omitting_nulls, published
 from mcpkit._signatures import NAME, Definition, check_name, check_options
+from mcpkit._ui import Visibility, tool_meta
 from mcpkit._workers import Workers
 from mcpkit.content import Content
 from mcpkit.context import Context
@@ -105,6 +107,12 @@ class ToolOptions(AccessOptions, total=False):
     runs the call as a background task when the client declares the extension, ``"required"``
     refuses callers that do not (``-32021``); ``task_ttl_ms`` and ``poll_interval_ms``
     override ``ServerOptions``' defaults for its tasks.
+    ``ui`` links the tool to an MCP Apps view (``@app.ui``, declared first) as
+    ``_meta.ui.resourceUri``; ``ui_visibility`` (``["model", "app"]`` by default) says who may
+    call it (see docs/apps.md).
+    ``schema_profile`` reshapes the published ``inputSchema`` for model providers
+    (``"default"``, ``"portable"``, ``"openai-strict"``; see ``docs/schemas.md``); ``None``
+    takes ``ServerOptions.schema_profile``.
     """
 
     name: str | None
@@ -122,6 +130,9 @@ class ToolOptions(AccessOptions, total=False):
     task: TaskSupport
     task_ttl_ms: int | None
     poll_interval_ms: int | None
+    ui: str | None
+    ui_visibility: Collection[Visibility] | None
+    schema_profile: SchemaProfile | None
 
 
 class Tool(Definition):
@@ -142,17 +153,25 @@ class Tool(Definition):
         self.description = options.get("description")
         self.annotations = _annotations_wire(options.get("annotations"), label)
         self.icons = options.get("icons")
-        self.meta = options.get("meta")
+        self.ui = options.get("ui")
+        self.meta = tool_meta(options.get("meta"), self.ui, options.get("ui_visibility"), label)
         self.explicit_input = _checked_explicit(input_schema, label, "input_schema")
         output_schema = options.get("output_schema")
         self.explicit_output = _checked_explicit(output_schema, label, "output_schema")
         self.structured_output = options.get("structured_output")
         self.text_mirror = options.get("text_mirror", True)
+        if self.ui is not None and not self.text_mirror:
+            raise DefinitionError(
+                f"{label} links a view, so hosts without MCP Apps show its text: "
+                "drop text_mirror=False (or return a ToolResult with text content)"
+            )
         self.blocking = options.get("blocking", True)
         self.timeout = _checked_timeout(options.get("timeout"), label)
         self.task: TaskSupport = _task_support(options.get("task", "forbidden"), label)
         self.task_ttl_ms = _milliseconds(options, "task_ttl_ms", label)
         self.poll_interval_ms = _milliseconds(options, "poll_interval_ms", label)
+        profile = options.get("schema_profile")
+        self.schema_profile = None if profile is None else check_profile(profile, f"{label}: ")
         self.continues_as_task = _calls(fn, "continue_as_task")
         if self.continues_as_task and self.task == "forbidden":
             raise DefinitionError(
@@ -190,12 +209,22 @@ class Tool(Definition):
         return _Compiled(definition, validate, output)
 
     def _input(self, params: list[Param]) -> tuple[dict[str, Any], Any]:
+        """The published input schema (in the tool's profile) and the validator of the real one."""
+        validate: Callable[[Mapping[str, Any]], dict[str, Any]]
         if self.explicit_input is not None:
             from mcpkit._explicit_schema import ExplicitValidator
 
-            return self.explicit_input, ExplicitValidator(self.explicit_input, tool=self.name)
-        built = arguments_schema(params, where=self.label)
-        return built.schema, ArgumentValidator(built, tool=self.name)
+            schema, validate = (
+                self.explicit_input,
+                ExplicitValidator(self.explicit_input, tool=self.name),
+            )
+        else:
+            built = arguments_schema(params, where=self.label)
+            schema, validate = built.schema, ArgumentValidator(built, tool=self.name)
+        profile = self.schema_profile or "default"
+        if profile == "openai-strict":
+            validate = omitting_nulls(validate, schema)
+        return published(schema, profile, where=self.label), validate
 
     def _output(self, annotation: Any) -> Any:
         if self.explicit_output is not None:

@@ -152,6 +152,18 @@ def initialize(port: Target, version: str = "2025-11-25", **headers: str) -> str
     return session_id
 
 
+def read_until(sock: socket.socket, marker: bytes) -> bytes:
+    """Bytes from a raw socket until ``marker`` has arrived (fails after 5 seconds)."""
+    data = b""
+    deadline = time.monotonic() + 5
+    while marker not in data:
+        assert time.monotonic() < deadline, data
+        chunk = sock.recv(65536)
+        assert chunk, data
+        data += chunk
+    return data
+
+
 def sse_events(body: bytes) -> list[tuple[str | None, str]]:
     """``(id, data)`` per SSE event (comments skipped)."""
     events = []

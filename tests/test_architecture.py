@@ -50,6 +50,8 @@ FORBIDDEN_ON_IMPORT = (
     "watchfiles",
     "mcpkit._explicit_schema",
     "mcpkit.protocol.fleet.redis_fleet",
+    "opentelemetry",
+    "mcpkit.protocol.spans",
     "mcpkit.cli",
     "mcpkit.transports.http",
     "mcpkit.transports.stdio",

@@ -82,6 +82,35 @@ RULES: list[tuple[str, Schema, Schema, list[bool], list[bool]]] = [
         [C],
     ),
     ("unchanged", obj(p=INT), obj(p=INT), [], []),
+    # An integer's "> 0" and ">= 1" are one bound (schema_profile="portable" writes the second).
+    (
+        "integer-bound-rewritten",
+        obj(p={**INT, "exclusiveMinimum": 0}),
+        obj(p={**INT, "minimum": 1}),
+        [],
+        [],
+    ),
+    (
+        "integer-upper-rewritten",
+        obj(p={**INT, "exclusiveMaximum": 10}),
+        obj(p={**INT, "maximum": 9}),
+        [],
+        [],
+    ),
+    (
+        "number-bound-made-inclusive",
+        obj(p={"type": "number", "exclusiveMinimum": 0}),
+        obj(p={"type": "number", "minimum": 0}),
+        [C, C],
+        [B, B],
+    ),
+    (
+        "exclusive-raised",
+        obj(p={"type": "number", "minimum": 0}),
+        obj(p={"type": "number", "exclusiveMinimum": 0}),
+        [B, B],
+        [C, C],
+    ),
 ]
 
 

@@ -28,8 +28,14 @@ PAGES = (
     "http.md",
     "tasks.md",
     "extensions.md",
+    "composition.md",
+    "apps.md",
+    "elicitation-url.md",
+    "observability.md",
+    "schemas.md",
 )
-CHECKED = {"http.md": (6, 2), "extensions.md": (2, 2)}  # at least (Python, json); else (5, 4)
+# at least (Python, json) blocks; else (5, 4)
+CHECKED = {"http.md": (6, 2), "extensions.md": (2, 2), "apps.md": (4, 4)}
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 
 

@@ -9,7 +9,6 @@ import asyncio
 import json
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,6 +23,7 @@ from http_support import (
     modern_call,
     modern_headers,
     post,
+    read_until,
     request,
     serve,
 )
@@ -172,18 +172,18 @@ def test_notifications_cancelled_cancels_but_a_disconnect_does_not(port: int) ->
 def test_get_opens_the_sessions_stream_for_server_messages(port: int) -> None:
     session = initialize(port)
     sock = _send_raw(port, None, {"mcp-session-id": session}, method="GET")
-    head = _read_until(sock, b"data: \n\n")  # headers, then the priming event
+    head = read_until(sock, b"data: \n\n")  # headers, then the priming event
     assert b"200" in head.split(b"\r\n", 1)[0]
     assert b"text/event-stream" in head
     again = request(port, "GET", headers={"mcp-session-id": session, "accept": "text/event-stream"})
     assert again.status == 409
     http_app.app.add_tool(lambda: None, name="temporary", description="Added by a test.")
     try:
-        assert b"notifications/tools/list_changed" in _read_until(sock, b"list_changed")
+        assert b"notifications/tools/list_changed" in read_until(sock, b"list_changed")
     finally:
         http_app.app.remove_tool("temporary")
     assert request(port, "DELETE", headers={"mcp-session-id": session}).status == 204
-    _read_until(sock, b"0\r\n\r\n")  # DELETE ends the stream: the last chunk arrives
+    read_until(sock, b"0\r\n\r\n")  # DELETE ends the stream: the last chunk arrives
     sock.close()
 
 
@@ -556,17 +556,6 @@ def _send_raw(
     sock = socket.create_connection(("127.0.0.1", port), timeout=5)
     sock.sendall(head.encode() + b"\r\n" + data)
     return sock
-
-
-def _read_until(sock: socket.socket, marker: bytes) -> bytes:
-    data = b""
-    deadline = time.monotonic() + 5
-    while marker not in data:
-        assert time.monotonic() < deadline, data
-        chunk = sock.recv(65536)
-        assert chunk, data
-        data += chunk
-    return data
 
 
 def _read_all(sock: socket.socket) -> bytes:

@@ -11,7 +11,7 @@ from harness.report import Row, Target, median_row, percentile_rows
 from harness.scenarios.compile import compile_runs
 from harness.scenarios.http import HTTP_CONNECTIONS, http_rates
 from harness.scenarios.stdio import Session, sessions, spawn_once, startup
-from harness.specs import MANY_TOOLS, SMALL_TOOLS, ServerSpec, with_middleware
+from harness.specs import MANY_TOOLS, SMALL_TOOLS, ServerSpec, with_middleware, with_otel
 from harness.weight import Weight, modules_imported, weights
 
 
@@ -95,6 +95,7 @@ class Measurement:
         yield self.latency(session)
         yield self.throughput(session)
         yield self.middleware()
+        yield self.otel()
         if self.peers:
             yield self.http()
         yield self.memory(session)
@@ -134,6 +135,21 @@ class Measurement:
         session = sessions(specs, self.plan.calls, self.plan.pipelined)
         return Table(
             f"Middleware: none vs one pass-through ({self.plan.calls:,} sequential calls each)",
+            [
+                *percentile_rows("add", session.latency["add"], []),
+                median_row("add, pipelined", "calls/s", session.throughput),
+            ],
+            [spec.name for spec in specs],
+        )
+
+    def otel(self) -> Table:
+        """What OpenTelemetry costs: installed but no SDK configured (the subject, as most run
+        it), ``MCPKIT_OTEL=off``, and the SDK recording a span per request into memory."""
+        specs = [self.specs[0], with_otel(self.specs[0], "off"), with_otel(self.specs[0], "sdk")]
+        session = sessions(specs, self.plan.calls, self.plan.pipelined)
+        return Table(
+            f"OpenTelemetry: no SDK vs off vs SDK + in-memory exporter "
+            f"({self.plan.calls:,} sequential calls each)",
             [
                 *percentile_rows("add", session.latency["add"], []),
                 median_row("add, pipelined", "calls/s", session.throughput),

@@ -64,6 +64,13 @@ def with_middleware(spec: ServerSpec) -> ServerSpec:
     return replace(spec, name="mcpkit +1 mw", env={**spec.env, "BENCH_MIDDLEWARE": "1"})
 
 
+def with_otel(spec: ServerSpec, setting: str) -> ServerSpec:
+    """mcpkit's server with ``MCPKIT_OTEL=off`` (``"off"``) or with the OpenTelemetry SDK and an
+    in-memory exporter (``"sdk"``: ``BENCH_OTEL=sdk``, a span per request)."""
+    env = {"MCPKIT_OTEL": "off"} if setting == "off" else {"BENCH_OTEL": "sdk"}
+    return replace(spec, name=f"mcpkit otel {setting}", env={**spec.env, **env})
+
+
 # ---------------------------------------------------------------------------------- peers
 
 MCP_PIN = "mcp==2.3.0"

@@ -10,8 +10,9 @@ import click
 from mcpkit.app import App
 from mcpkit.cli._io import load
 from mcpkit.docgen.lint import Finding, lint
+from mcpkit.docgen.providers import TARGETS, provider_findings
 
-__all__ = ["KINDS", "check", "compiled"]
+__all__ = ["KINDS", "check", "compiled", "provider_lint"]
 
 KINDS = (
     ("tool", "tools"),
@@ -25,15 +26,26 @@ KINDS = (
 @click.command()
 @click.argument("target")
 @click.option("--strict", is_flag=True, help="Exit 1 on warnings too.")
-def check(target: str, strict: bool) -> None:
+@click.option(
+    "--target",
+    "providers",
+    multiple=True,
+    type=click.Choice(list(TARGETS)),
+    help="Instead of the lint, report per tool and parameter what this model provider's "
+    "tool-calling API refuses (errors) or may lose (warnings); repeatable. portable: the "
+    "three non-strict ones.",
+)
+def check(target: str, strict: bool, providers: tuple[str, ...]) -> None:
     """Compile and lint every definition of the App that TARGET names.
 
     Errors (exit 1): missing tool or prompt descriptions, invalid or duplicate names and
     titles, definitions that fail to compile. Warnings (exit 0 unless --strict): undocumented
     parameters, long names, schema shapes that trip common clients, a large schema-token total.
+    With --target, errors are what that provider refuses (400 for the whole request).
     """
     definitions, failures = compiled(load("check", target))
-    findings = failures + lint(definitions)
+    found = provider_lint(definitions, providers) if providers else lint(definitions)
+    findings = failures + found
     for finding in findings:
         click.echo(str(finding))
     errors = sum(f.error for f in findings)
@@ -43,6 +55,18 @@ def check(target: str, strict: bool) -> None:
     click.echo(f"checked {_plural(count, 'definition')}: {totals}")
     if errors or (strict and warnings):
         raise click.exceptions.Exit(1)
+
+
+def provider_lint(
+    definitions: dict[str, list[dict[str, Any]]], providers: Iterable[str]
+) -> list[Finding]:
+    """Each tool's published ``inputSchema`` read against the providers' rules tables."""
+    return [
+        Finding(found.refused, f"tool {tool.get('name')!r}", str(found))
+        for tool in definitions.get("tool", [])
+        for provider in providers
+        for found in provider_findings(tool.get("inputSchema") or {}, provider)
+    ]
 
 
 def compiled(app: App) -> tuple[dict[str, list[dict[str, Any]]], list[Finding]]:

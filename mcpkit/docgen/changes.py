@@ -24,6 +24,7 @@ Declared access (the snapshot's ``access``): a scope required or ``visible`` add
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -268,7 +269,14 @@ def _constraints(old: Schema, new: Schema, direction: str, where: str) -> Found:
         before, after = old.get(key, _MISSING), new.get(key, _MISSING)
         if before == after or (key == "additionalProperties" and False not in (before, after)):
             continue
-        verdict = _tightened(key, before, after)
+        side = _BOUNDS.get(key)
+        if side is not None and _bound(old, side) == _bound(new, side):
+            continue  # the same bound written another way ("> 0" or ">= 1" for an integer)
+        verdict = (
+            _tightened(key, before, after)
+            if side is None
+            else _bound(new, side) > _bound(old, side)
+        )
         text = f"{where}: {key} {_show(before)} -> {_show(after)}"
         if verdict is None:
             yield True, f"{text} (changed)"
@@ -277,6 +285,26 @@ def _constraints(old: Schema, new: Schema, direction: str, where: str) -> Found:
                 verdict == (direction == INPUT),
                 f"{text} ({'tightened' if verdict else 'loosened'})",
             )
+
+
+_BOUNDS = {"minimum": 1, "exclusiveMinimum": 1, "maximum": -1, "exclusiveMaximum": -1}
+"""The numeric bound keywords and their side: 1 the lower bound, -1 the upper (negated)."""
+
+
+def _bound(schema: Schema, side: int) -> tuple[float, bool]:
+    """A numeric bound as ``(value, exclusive)``, larger when tighter (the upper one negated);
+    an integer's exclusive bound is the inclusive one next to it."""
+    inclusive, exclusive = (
+        ("minimum", "exclusiveMinimum") if side == 1 else ("maximum", "exclusiveMaximum")
+    )
+    found: list[tuple[float, bool]] = [(-math.inf, False)]
+    if _numbers(schema.get(inclusive, _MISSING)):
+        found.append((side * schema[inclusive], False))
+    if _numbers(schema.get(exclusive, _MISSING)):
+        value = side * schema[exclusive]
+        integral = schema.get("type") == "integer"
+        found.append((math.floor(value) + 1, False) if integral else (value, True))
+    return max(found)
 
 
 def _tightened(key: str, before: Any, after: Any) -> bool | None:

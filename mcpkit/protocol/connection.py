@@ -9,8 +9,14 @@ import contextlib
 import secrets
 from typing import Any
 
+from mcpkit._elicitation import require_mode
 from mcpkit.app import App
-from mcpkit.exceptions import ClientRequestError
+from mcpkit.exceptions import (
+    ClientCapabilityError,
+    ClientRequestError,
+    ProtocolError,
+    UrlElicitationRequired,
+)
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Response
 from mcpkit.protocol.request import Send, encoding
@@ -20,6 +26,7 @@ from mcpkit.types import RequestId
 __all__ = ["Connection", "discard"]
 
 _LISTS = frozenset({"tools", "prompts", "resources"})
+_MAX_AWAITED = 1024  # URL elicitations a connection remembers (the oldest is forgotten)
 
 
 class Connection:
@@ -39,6 +46,7 @@ class Connection:
         self._cancelled: set[RequestId] = set()
         self._background: set[asyncio.Task[Any]] = set()
         self._pending: dict[RequestId, asyncio.Future[Any]] = {}
+        self._awaited: dict[str, None] = {}  # URL elicitation ids this client was sent
         self._closing = False  # cancel_all() was called: start nothing more
         self._loop = asyncio.get_running_loop()
         self._unsubscribe = app.subscribe(self._app_changed) if listen else _not_listening
@@ -51,6 +59,11 @@ class Connection:
             if uri not in self.resource_subscriptions:
                 return
             message = jsonrpc.notification("notifications/resources/updated", {"uri": uri})
+        elif kind == "elicitation":
+            if uri is None or self._awaited.pop(uri, False) is False:
+                return  # not this client's (or already completed): nothing to tell
+            params = {"elicitationId": uri}
+            message = jsonrpc.notification("notifications/elicitation/complete", params)
         elif kind in _LISTS:
             message = jsonrpc.notification(f"notifications/{kind}/list_changed")
         else:
@@ -70,6 +83,8 @@ class Connection:
         HTTP only the session's own caller can post to the session at all).
         """
         request_id = secrets.token_urlsafe(16)
+        if method == "elicitation/create" and params.get("mode") == "url":
+            self.await_completion(params["elicitationId"])
         future: asyncio.Future[Any] = self._loop.create_future()
         self._pending[request_id] = future
         try:
@@ -77,6 +92,25 @@ class Connection:
             return await future
         finally:
             self._pending.pop(request_id, None)
+
+    def await_completion(self, elicitation_id: str) -> None:
+        """Remember that this client was sent URL elicitation ``elicitation_id``, so that
+        ``App.complete_elicitation`` tells it (and only it) when the flow finishes."""
+        self._awaited[elicitation_id] = None
+        if len(self._awaited) > _MAX_AWAITED:
+            with contextlib.suppress(RuntimeError, StopIteration):  # completed meanwhile
+                self._awaited.pop(next(iter(self._awaited)), None)
+
+    def url_elicitation(self, exc: UrlElicitationRequired) -> ProtocolError:
+        """What a handler's ``UrlElicitationRequired`` answers on this session: ``-32042``
+        (its id remembered for ``App.complete_elicitation``), or ``-32021`` when the client did
+        not declare ``elicitation.url`` at 2025-11-25."""
+        try:
+            require_mode(self.client_capabilities, self.version or "", "url")
+        except ClientCapabilityError as missing:
+            return missing
+        self.await_completion(exc.elicitation_id)
+        return exc
 
     def _answered(self, response: Response) -> None:
         future = self._pending.get(response.id)

@@ -48,12 +48,14 @@ VERSION_HEADER = "mcp-protocol-version"
 
 class Refused(Exception):
     """The core refuses a message before running it: ``error`` answers it, echoing
-    ``request_id`` when the message had a readable one."""
+    ``request_id`` when the message had a readable one; ``message`` is the decoded message
+    (``None`` when it could not be decoded)."""
 
     def __init__(self, error: ProtocolError, request_id: RequestId | None = None) -> None:
         super().__init__(error.message)
         self.error = error
         self.request_id = request_id
+        self.message: Any = None
 
     def response(self) -> dict[str, Any]:
         """The JSON-RPC error message that answers the refused message."""
@@ -159,6 +161,14 @@ def admit(data: bytes, headers: Headers, app: App, limits: Limits) -> Incoming:
         obj = jsonrpc.decode(data, limits)
     except ProtocolError as exc:
         raise Refused(exc) from None
+    try:
+        return _era(obj, headers, app)
+    except Refused as refused:
+        refused.message = obj
+        raise
+
+
+def _era(obj: Any, headers: Headers, app: App) -> Incoming:
     header = _first(headers, VERSION_HEADER)
     if is_stateless_version(header) or _stateless_message(obj):
         return _stateless(obj, headers, app)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -40,7 +41,9 @@ __all__ = [
     "current_caller",
     "encoding",
     "handshake_context",
+    "log_event",
     "progress_token",
+    "request_span",
     "stateless_context",
 ]
 
@@ -107,6 +110,27 @@ def caller_key(principal: Any) -> str | None:
     return str(principal)
 
 
+request_span: contextvars.ContextVar[Any] = contextvars.ContextVar(
+    "mcpkit_request_span", default=None
+)
+"""The OpenTelemetry SERVER span of the request being served (``None`` without one, the
+usual case: :mod:`mcpkit.protocol.spans` sets it); ``ctx.info(...)`` and friends add events to
+it."""
+
+
+def log_event(level: str, data: Any, logger: str | None) -> None:
+    """Add a log message to the request's span as an event, whatever the client's log level
+    (the operator's copy; the client's follows its level)."""
+    span = request_span.get()
+    if span is None:
+        return
+    text = data if isinstance(data, str) else json.dumps(data, default=repr, ensure_ascii=False)
+    attributes = {"mcpkit.log.level": level, "mcpkit.log.data": text}
+    if logger is not None:
+        attributes["mcpkit.log.logger"] = logger
+    span.add_event("log", attributes)
+
+
 _FROM_CONTEXT: Any = object()
 
 
@@ -124,6 +148,7 @@ class RequestContext:
         "cache_hint",
         "client_capabilities",
         "client_info",
+        "elicitation_ids",
         "headers",
         "input_responses",
         "log_level",
@@ -183,6 +208,18 @@ class RequestContext:
         self._asked = 0
         self.task: Any = None  # a running task's TaskHandle (protocol.tasks.runner)
         self.becomes_task: Callable[[], Awaitable[None]] | None = None
+        self.elicitation_ids: dict[str, str] | None = None  # name -> id, made on first ask
+
+    def elicitation_id(self, name: str) -> str:
+        """The URL elicitation id called ``name``: made once per request (in 2026-07-28 once
+        per request and its rounds: :func:`~mcpkit.protocol.methods.input_required.with_input`
+        restores them from the ``requestState``)."""
+        if self.elicitation_ids is None:
+            self.elicitation_ids = {}
+        found = self.elicitation_ids.get(name)
+        if found is None:
+            found = self.elicitation_ids[name] = secrets.token_urlsafe(16)
+        return found
 
     async def continue_as_task(self) -> None:
         """Answer the request with a task now and run on in the background (only a tool
@@ -238,6 +275,7 @@ class RequestContext:
     async def log(self, level: str, data: Any, logger: str | None) -> None:
         if self.task is not None:
             return  # SEP-2663: no log notifications for tasks
+        log_event(level, data, logger)  # whatever the client's level: for the operator
         if self.log_level is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(self.log_level):
             return
         params: dict[str, Any] = {"level": level, "data": data}

@@ -21,12 +21,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import dataclasses
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
+from mcpkit._compose import enter_lifespans
 from mcpkit._workers import Workers
 from mcpkit.app import App
 from mcpkit.exceptions import (
@@ -36,6 +38,7 @@ from mcpkit.exceptions import (
     MethodNotFound,
     ProtocolError,
     ResourceNotFound,
+    UrlElicitationRequired,
 )
 from mcpkit.middleware import Transport
 from mcpkit.protocol import jsonrpc
@@ -43,7 +46,7 @@ from mcpkit.protocol.access import step_up
 from mcpkit.protocol.answers import encoded_answer, internal
 from mcpkit.protocol.connection import Connection, discard
 from mcpkit.protocol.envelope import stateless_result
-from mcpkit.protocol.fleet import fleet_for
+from mcpkit.protocol.fleet import fleet_for, join, not_joined
 from mcpkit.protocol.headers import Headers
 from mcpkit.protocol.incoming import CANCELLED, Incoming, Taken, admit, cancel_target, no_batches
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
@@ -56,6 +59,7 @@ from mcpkit.protocol.methods import (
     protocol_error_in,
     read_uri,
 )
+from mcpkit.protocol.methods.input_required import url_input_required
 from mcpkit.protocol.pipeline import through_middleware
 from mcpkit.protocol.request import (
     ActingFor,
@@ -69,6 +73,7 @@ from mcpkit.protocol.request import (
 )
 from mcpkit.protocol.request_state import StateSigner, state_key
 from mcpkit.protocol.tasks.runner import Tasks
+from mcpkit.protocol.telemetry import answering, telemetry_for
 from mcpkit.protocol.versions import (
     HTTP_DEFAULT_VERSION,
     META_CAPABILITIES,
@@ -107,30 +112,28 @@ class Server:
         store = self.fleet.store if self.fleet is not None else None
         options = app.options
         tasks = Tasks(store, limit=options.max_tasks, per_caller=options.max_tasks_per_caller)
-        self._leave_fleet: list[Callable[[], None]] = []
+        self._leave_fleet: Callable[[], Awaitable[None]] = not_joined  # start() joins the fleet
         self._serve(Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks))
+        self.telemetry = telemetry_for(options.tracer_provider)  # None: MCPKIT_OTEL=off
+        self._admit = admit if self.telemetry is None else self.telemetry.admit  # traces refusals
         self.state: Any = None
         self._capabilities: dict[bool, dict[str, Any]] = {}
         self._generation = 0  # bumped by every change that may alter the capabilities
         self._lifespan: contextlib.AsyncExitStack | None = None
         self._unsubscribe = app.subscribe(self._app_changed)
 
-    def _serve(self, runtime: Runtime) -> None:
-        self.app, self.runtime = runtime.app, runtime
-        self.read_uri = functools.partial(read_uri, runtime)
-        self.step_up = functools.partial(step_up, runtime.app)  # (incoming, session) -> scopes
+    def _serve(self, runtime: Runtime) -> None:  # the App served, and what is bound to it
+        self.app, self.runtime, self.read_uri = runtime.app, runtime, partial(read_uri, runtime)
+        self.step_up = partial(step_up, runtime.app)  # (incoming, session) -> scopes to challenge
 
     def replace_app(self, app: App) -> None:
-        """Serve ``app`` from now on (a reload): running requests finish with the old App, and
-        whoever listened to the old App's changes hears ``app``'s (:meth:`App.hand_over`)."""
-        self.app.hand_over(app)
-        self._serve(dataclasses.replace(self.runtime, app=app))
-        self._app_changed("app", None)  # its capabilities are computed again
+        """Serve ``app`` from now on (a reload); running requests finish with the old App."""
+        self.app.hand_over(app)  # whoever listened to the old App hears this one
+        self._serve(replace(self.runtime, app=app))
 
     def admit(self, data: bytes, headers: Headers) -> Incoming:
-        """Decode a transport's message and decide its era and its era's checks
-        (:func:`~mcpkit.protocol.incoming.admit`); raises ``Refused``."""
-        return admit(data, headers, self.app, self.limits)
+        """:func:`~mcpkit.protocol.incoming.admit` for this server's App (raises ``Refused``)."""
+        return self._admit(data, headers, self.app, self.limits)
 
     def capabilities(self, stateless: bool = False) -> dict[str, Any]:
         """An era's ``ServerCapabilities`` (computed once, again after the app's lists change)."""
@@ -143,16 +146,16 @@ class Server:
         return computed
 
     def _app_changed(self, kind: str, uri: str | None) -> None:
-        if kind != "resource":
+        if kind not in ("resource", "elicitation"):  # neither changes the capabilities
             self._generation += 1
             self._capabilities = {}
 
     async def start(self) -> None:
         """Enter the App's lifespan (once; later calls do nothing)."""
         if self._lifespan is None:
-            await self._join_fleet()
+            self._leave_fleet = await join(self.fleet, self.app)
             self._lifespan = contextlib.AsyncExitStack()
-            self.state = await self._lifespan.enter_async_context(self.app.lifespan(self.app))
+            self.state = await enter_lifespans(self.app, self._lifespan)
 
     async def end_streams(self) -> None:
         """Answer every open ``subscriptions/listen`` request (a graceful shutdown)."""
@@ -164,23 +167,12 @@ class Server:
         while self.streams and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0)
 
-    async def _join_fleet(self) -> None:
-        """Connect the shared store; its bus carries the App's global changes both ways."""
-        if self.fleet is None:
-            return
-        await self.fleet.start()
-        bus = self.fleet.bus
-        self._leave_fleet = [bus.subscribe(self.app.relay), self.app.broadcast_to(bus.publish)]
-
     async def stop(self) -> None:
         """Cancel the running tasks, leave the lifespan and stop listening to the App."""
         self._unsubscribe()
         await self.runtime.tasks.close()
-        for leave in self._leave_fleet:
-            leave()
-        self._leave_fleet = []
-        if self.fleet is not None:
-            await self.fleet.close()
+        leave, self._leave_fleet = self._leave_fleet, not_joined
+        await leave()
         stack, self._lifespan = self._lifespan, None
         if stack is not None:
             await stack.aclose()
@@ -239,6 +231,7 @@ class Session(Connection):
         self.server = server
         self.transport: Transport = "stdio"
         self.session_id: str | None = None  # an HTTP session's Mcp-Session-Id
+        self._answer_one = answering(server.telemetry, self._one, self)  # traced, or _one itself
 
     # ------------------------------------------------------------------------- entry
 
@@ -264,7 +257,7 @@ class Session(Connection):
         try:
             if isinstance(obj, list):
                 return await self._batch(obj, width)
-            return await self._one(obj, in_batch=False)
+            return await self._answer_one(obj, in_batch=False)
         finally:
             if token is not None:
                 _request_send.reset(token)
@@ -314,7 +307,7 @@ class Session(Connection):
         error = jsonrpc.batch_error(items, self.server.limits)
         if error is not None:
             return jsonrpc.error_response(None, error)
-        one = functools.partial(self._one, in_batch=True)
+        one = functools.partial(self._answer_one, in_batch=True)
         width = width or self.slots(items)
         answers = await jsonrpc.answer_batch(items, one, width, lambda: self._closing)
         responses = [answer for answer in answers if answer is not None]
@@ -364,6 +357,8 @@ class Session(Connection):
                 return None  # the handler swallowed its cancellation: still no answer
             response = jsonrpc.result_response(request.id, result)
         except ProtocolError as exc:
+            if isinstance(exc, UrlElicitationRequired):
+                exc = self.url_elicitation(exc)
             response = jsonrpc.error_response(request.id, exc)
         except BaseException as exc:  # whatever a handler raises, its request is answered once
             if request.id in self._cancelled:
@@ -393,6 +388,8 @@ class Session(Connection):
             result = await self._run(request.method, method, ctx, params)
         except ResourceNotFound as exc:  # retired in 2026-07-28: -32602 with the same data
             raise InvalidParams(exc.message, exc.data) from None
+        except UrlElicitationRequired as exc:  # so is -32042 (from a middleware, say)
+            result = url_input_required(ctx, exc)
         return stateless_result(result, request.method, method, self.server.app, ctx)
 
     async def _handshake(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:

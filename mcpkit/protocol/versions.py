@@ -21,6 +21,7 @@ __all__ = [
     "progress_messages",
     "sse_priming",
     "structured_output",
+    "url_elicitation_ids",
 ]
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -83,6 +84,12 @@ def arguments_fail_as_results(version: str) -> bool:
 def elicitation_modes(version: str) -> bool:
     """Elicitation requests carry ``mode`` and titled enums/defaults (2025-11-25 forms)."""
     return at_least(version, "2025-11-25")
+
+
+def url_elicitation_ids(version: str) -> bool:
+    """URL elicitations carry an ``elicitationId``, and ``notifications/elicitation/complete``
+    and the ``-32042`` error exist (2025-11-25 only: 2026-07-28 removed all three)."""
+    return at_least(version, "2025-11-25") and not is_stateless_version(version)
 
 
 def sse_priming(version: str) -> bool:

@@ -10,11 +10,14 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from mcpkit._compose import completer_for, included_apps
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError, InvalidParams
+from mcpkit.prompts import Prompt
 from mcpkit.protocol.access import usable
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
 from mcpkit.protocol.request import RequestContext
+from mcpkit.resources import ResourceTemplate
 
 __all__ = ["MAX_COMPLETIONS", "METHODS", "can_complete"]
 
@@ -23,7 +26,7 @@ MAX_COMPLETIONS = 100
 
 def can_complete(app: App) -> bool:
     """Whether anything can answer ``completion/complete`` (then ``completions`` is offered)."""
-    if app.completer is not None:
+    if app.completer is not None or any(each.completer for each in included_apps(app)):
         return True
     for prompt in app.prompts.values():
         if prompt.completions:
@@ -71,25 +74,25 @@ async def _candidates(
     value: str,
     given: dict[str, Any],
 ) -> list[str]:
-    completer, schema = None, None
+    definition: Prompt | ResourceTemplate | None = None
     if ref.get("type") == "ref/prompt":
-        prompt = app.prompts.get(str(ref.get("name")))
-        if prompt is None or not usable(prompt, ctx, app):  # hidden: as if unknown
+        definition = app.prompts.get(str(ref.get("name")))
+        if definition is None or not usable(definition, ctx, app):  # hidden: as if unknown
             raise InvalidParams(f"Unknown prompt: {ref.get('name')}")
-        completer, schema = prompt.completions.get(name), prompt.argument_schema(name)
     elif ref.get("type") == "ref/resource":
-        template = app.resource_templates.get(str(ref.get("uri")))
-        if template is None or not usable(template, ctx, app):
+        definition = app.resource_templates.get(str(ref.get("uri")))
+        if definition is None or not usable(definition, ctx, app):
             raise InvalidParams(f"Unknown resource template: {ref.get('uri')}")
-        completer, schema = template.completions.get(name), template.argument_schema(name)
     else:
         raise InvalidParams("Invalid params: ref.type must be 'ref/prompt' or 'ref/resource'")
+    completer, schema = definition.completions.get(name), definition.argument_schema(name)
     if completer is not None:
         return await _call(completer, value, given)
     if schema is not None and isinstance(schema.get("enum"), list):
         return [str(v) for v in schema["enum"] if str(v).startswith(value)]
-    if app.completer is not None:
-        return await _call(app.completer, ref, name, value, given)
+    fallback, ref = completer_for(app, definition, ref)  # an included one's app's, else ours
+    if fallback is not None:
+        return await _call(fallback, ref, name, value, given)
     return []
 
 

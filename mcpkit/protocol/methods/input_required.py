@@ -13,11 +13,15 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from mcpkit._elicitation import require_mode
+from mcpkit.exceptions import UrlElicitationRequired
 from mcpkit.protocol.methods.spec import Runtime
 from mcpkit.protocol.request import RequestContext, caller_key
 from mcpkit.protocol.request_state import InputRequired
 
-__all__ = ["needs_input", "with_input"]
+__all__ = ["needs_input", "url_input_required", "with_input"]
+
+_IDS = "io.mcpkit/elicitation-ids"  # where requestState keeps ctx.elicitation_id()'s ids
 
 
 async def with_input(
@@ -36,20 +40,40 @@ async def with_input(
     answers: dict[str, Any] = {}
     if "requestState" in params:
         answers.update(runtime.signer.decode(params["requestState"], method, name))
+        ids = answers.pop(_IDS, None)  # only ever from the signed state, never the client
+        ctx.elicitation_ids = dict(ids) if isinstance(ids, dict) else None
     responses = params.get("inputResponses")
     if isinstance(responses, dict):
         answers.update(responses)
+        answers.pop(_IDS, None)  # a client cannot choose the ids
     ctx.input_responses = answers
     try:
         return await run()
     except BaseException as exc:
-        if not needs_input(exc):
+        if isinstance(exc, UrlElicitationRequired):
+            ctx.missing_inputs.update(_url_request(ctx, exc))
+        elif not needs_input(exc):
             raise
+        state = {**answers, _IDS: ctx.elicitation_ids} if ctx.elicitation_ids else answers
         return {
             "resultType": "input_required",
             "inputRequests": ctx.missing_inputs,
-            "requestState": runtime.signer.encode(method, name, answers),
+            "requestState": runtime.signer.encode(method, name, state),
         }
+
+
+def url_input_required(ctx: RequestContext, exc: UrlElicitationRequired) -> dict[str, Any]:
+    """A ``UrlElicitationRequired`` raised outside a handler that keeps a ``requestState``
+    (a middleware, say), in the 2026-07-28 era: an ``InputRequiredResult`` asking for it."""
+    return {"resultType": "input_required", "inputRequests": _url_request(ctx, exc)}
+
+
+def _url_request(ctx: RequestContext, exc: UrlElicitationRequired) -> dict[str, Any]:
+    """The input request a ``UrlElicitationRequired`` stands for (2026-07-28 has no
+    ``-32042`` and no ``elicitationId``); ``-32021`` unless the client declared URL mode."""
+    require_mode(ctx.client_capabilities, ctx.protocol_version, "url")
+    params = {"mode": "url", "message": exc.prompt, "url": exc.url}
+    return {f"url-{exc.elicitation_id}": {"method": "elicitation/create", "params": params}}
 
 
 def _bound(name: str, arguments: Any, principal: Any) -> str:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpkit._extensions import TASKS
+from mcpkit._compose import declared_extensions
+from mcpkit._extensions import TASKS, UI
+from mcpkit._ui import has_views
 from mcpkit.app import App
 from mcpkit.context import LOG_LEVELS
 from mcpkit.exceptions import InvalidParams
@@ -25,7 +27,7 @@ __all__ = ["METHODS", "capabilities"]
 def capabilities(app: App, *, stateless: bool = False) -> dict[str, Any]:
     """``ServerCapabilities``: only what the app has (the server caches it). The tasks
     extension is declared to stateless-era clients only (``server/discover``), when a tool
-    supports tasks."""
+    supports tasks; MCP Apps to every client, when the app has a view."""
     caps: dict[str, Any] = {"logging": {}}
     if app.tools:
         caps["tools"] = {"listChanged": True}
@@ -35,9 +37,11 @@ def capabilities(app: App, *, stateless: bool = False) -> dict[str, Any]:
         caps["prompts"] = {"listChanged": True}
     if can_complete(app):
         caps["completions"] = {}
-    extensions = {key: dict(value) for key, value in (app.options.extensions or {}).items()}
+    extensions = {key: dict(value) for key, value in declared_extensions(app).items()}
     if stateless and any(tool.task != "forbidden" for tool in app.tools.values()):
         extensions[TASKS] = {}
+    if has_views(app.resources):
+        extensions.setdefault(UI, {})
     if extensions:
         caps["extensions"] = extensions
     return caps

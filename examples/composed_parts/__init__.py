@@ -1,0 +1,1 @@
+"""The parts ``examples/composed.py`` includes: each a complete app of its own."""
