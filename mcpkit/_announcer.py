@@ -71,6 +71,15 @@ class Announcer:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
+    def hand_over(self, successor: Announcer) -> None:
+        """Let ``successor`` take this app's place (a reload): whoever listens to this app's
+        changes (servers, sessions, a shared store's bus) hears ``successor``'s from now on,
+        starting with ``("capabilities", None)`` (what the server advertises may differ)."""
+        self._listeners.extend(successor._listeners)
+        self._broadcasts.extend(successor._broadcasts)
+        successor._listeners, successor._broadcasts = self._listeners, self._broadcasts
+        successor._changed("capabilities")
+
     def _changed(self, kind: str, uri: str | None = None) -> None:
         for listener in list(self._listeners):
             listener(kind, uri)

@@ -16,7 +16,7 @@ from cli_support import ROOT, app, assert_usage_error, mcpkit
 from stdio_support import Talk, mcpkit_run, server_env
 
 from mcpkit.cli.loader import load_app
-from mcpkit.cli.run import export_settings
+from mcpkit.cli.serve import export_settings
 
 WEATHER_DIR = ROOT / "examples" / "weather"
 WEATHER = f"{WEATHER_DIR / 'weather_server.py'}:app"

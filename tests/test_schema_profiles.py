@@ -130,30 +130,52 @@ def test_app_profile_and_tool_override() -> None:
 
 @pytest.mark.parametrize("name", ["search", "strict"])
 @pytest.mark.parametrize(
-    ("arguments", "text"),
+    ("arguments", "field", "expected", "received", "text"),
     [
         pytest.param(
-            {"query": ""}, '- query: expected at least 1 characters; received ""', id="len"
+            {"query": ""},
+            "query",
+            "at least 1 characters",
+            "",
+            '- query: expected at least 1 characters; received ""',
+            id="len",
         ),
         pytest.param(
-            {"query": "a", "limit": 300}, "- limit: expected <= 50; received 300", id="max"
+            {"query": "a", "limit": 300},
+            "limit",
+            "<= 50",
+            300,
+            "- limit: expected <= 50; received 300",
+            id="max",
         ),
-        pytest.param({"query": None}, "- query: expected string; received null", id="null"),
+        pytest.param(
+            {"query": None},
+            "query",
+            "string",
+            None,
+            "- query: expected string; received null",
+            id="null",
+        ),
         pytest.param(
             {"query": "a", "filters": {"size": "3"}},
+            "filters.size",
+            "integer",
+            "3",
             '- filters.size: expected integer; received "3"',
             id="nested",
         ),
     ],
 )
 def test_validation_keeps_the_real_constraints(
-    name: str, arguments: dict[str, Any], text: str
+    name: str, arguments: dict[str, Any], field: str, expected: str, received: Any, text: str
 ) -> None:
     with Client(profiled_app()) as client:
         result = client.call_tool(name, arguments)
+    failure = {"field": field, "expected": expected, "received": received}
     assert result == {
         "content": [{"type": "text", "text": f"Invalid arguments for tool {name!r}:\n{text}"}],
         "isError": True,
+        "_meta": {"mcpkit/invalidArguments": [failure]},
     }
 
 

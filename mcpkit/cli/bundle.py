@@ -17,7 +17,7 @@ import click
 
 from mcpkit.app import App
 from mcpkit.cli._io import check_option, emit, fail, load_compiled, one_output, output_option
-from mcpkit.cli.loader import target_parts
+from mcpkit.cli.loader import is_path_target, split_target
 from mcpkit.cli.project import Project, ProjectError, pyproject_option, read_project
 from mcpkit.cli.snapshot import dumps, snapshot
 from mcpkit.protocol.versions import LATEST_HANDSHAKE
@@ -89,8 +89,8 @@ def _settings(app: App) -> tuple[Setting, ...]:
 
 
 def _server(app: App, project: Project, target: str) -> dict[str, Any]:
-    module_part, attr, is_path = target_parts(target)
-    if is_path:
+    module_part, attr = split_target(target)
+    if is_path_target(module_part):
         entry = _inside(Path(module_part), project)
         served = f"${{__dirname}}/{entry}" + (f":{attr}" if attr else "")
     else:

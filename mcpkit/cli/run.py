@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
 import secrets
-from typing import Any
+import sys
+from typing import Any, NoReturn
 
 import click
 
-from mcpkit._envfile import EnvFileError, pair, read_env_file
+from mcpkit._envfile import EnvFileError, pair
 from mcpkit.cli.loader import load_app
-from mcpkit.cli.serve import LOG_FORMAT, configure, load_or_report, run_target
+from mcpkit.cli.serve import LOG_FORMAT, configure, export_settings, load_or_report, run_target
 from mcpkit.protocol.fleet import STORE_ENV
 from mcpkit.protocol.request_state import STATE_KEY_ENV
 
-__all__ = ["http_app_from_env", "run"]
+__all__ = ["http_app_from_env", "run", "uvicorn_settings"]
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -78,6 +80,12 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
     metavar="FIELD=VALUE",
     help="Settings: one field's value, over every other source. Repeatable.",
 )
+@click.option(
+    "--reload",
+    is_flag=True,
+    help="Serve the new code when a .py file under TARGET's folder changes "
+    '(pip install "mcpkit[reload]"): stdio keeps the session, HTTP restarts the server process.',
+)
 def run(
     target: str,
     transport: str,
@@ -85,6 +93,7 @@ def run(
     store: str | None,
     env_file: str | None,
     sets: tuple[str, ...],
+    reload: bool,
     **http: Any,
 ) -> None:
     """Serve the App that TARGET names (pkg.module:app or path/to/file.py:app).
@@ -102,13 +111,39 @@ def run(
             raise click.exceptions.Exit(2) from None
     if store is not None:
         os.environ[STORE_ENV] = store  # read by every server this process (or its workers) runs
+    if reload:
+        _check_reload(transport, http["workers"])
     if transport == "http":
         logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
-        _serve_http(target, log_level, env_file, sets, **http)
+        _serve_http(target, log_level, env_file, sets, reload=reload, **http)
         return
-    code = run_target(target, log_level, env_file, sets)
+    code = _run_stdio(target, log_level, reload, env_file, sets)
     if code:
         raise click.exceptions.Exit(code)
+
+
+def _check_reload(transport: str, workers: int) -> None:
+    if importlib.util.find_spec("watchfiles") is None:
+        _usage_error('--reload needs watchfiles: pip install "mcpkit[reload]"')
+    if transport == "http" and workers > 1:
+        _usage_error("--reload serves one worker process; drop --workers")
+    if transport == "http" and sys.platform == "win32":  # the child inherits the socket's fd
+        _usage_error("--reload over HTTP needs a POSIX system (Linux, macOS)")
+
+
+def _usage_error(message: str) -> NoReturn:
+    click.echo(f"mcpkit run: error: {message}", err=True)
+    raise click.exceptions.Exit(2)
+
+
+def _run_stdio(
+    target: str, log_level: str, reload: bool, env_file: str | None, sets: tuple[str, ...]
+) -> int:
+    if not reload:
+        return run_target(target, log_level, env_file, sets)
+    from mcpkit.cli.reload_stdio import run_reloading
+
+    return run_reloading(target, log_level, env_file, sets)
 
 
 # ----------------------------------------------------------------------------- HTTP
@@ -131,6 +166,7 @@ def _serve_http(
     max_sessions: int,
     read_timeout: int,
     workers: int,
+    reload: bool,
 ) -> None:
     try:
         import uvicorn
@@ -140,7 +176,7 @@ def _serve_http(
     app = _load_or_exit(target)  # in this process too, so a bad TARGET fails before any worker
     if not configure(app, env_file, sets):
         raise click.exceptions.Exit(2)
-    if workers > 1:
+    if workers > 1 or reload:  # every worker (or restarted child) reads the same values
         export_settings(app, env_file, sets)  # validated above
     options = {
         "path": path,
@@ -150,8 +186,8 @@ def _serve_http(
     }
     os.environ[TARGET_ENV] = target
     os.environ[OPTIONS_ENV] = json.dumps(options)
-    if workers > 1 and app.options.state_key is None:
-        # Every worker must verify the requestState another worker signed: one shared key.
+    if (workers > 1 or reload) and app.options.state_key is None:
+        # Every worker (or restarted child) must verify the requestState another one signed.
         os.environ.setdefault(STATE_KEY_ENV, secrets.token_hex(32))
     shown = f"[{host}]" if ":" in host else host
     click.echo(
@@ -159,36 +195,27 @@ def _serve_http(
         f"HTTP at http://{shown}:{port}{path} ({workers} worker{'s' if workers > 1 else ''})",
         err=True,
     )
-    served: Any = app.asgi(**options) if workers == 1 else "mcpkit.cli.run:http_app_from_env"
-    uvicorn.run(
-        served,
-        factory=workers > 1,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=log_level,
-        access_log=False,
-        timeout_graceful_shutdown=3,
-        # A name, so every worker process can import it.
-        http="mcpkit.transports.http.deadline:http_protocol",
-        ws="none",
-        timeout_keep_alive=read_timeout,
-    )
+    settings = uvicorn_settings(log_level, read_timeout)
+    if reload:
+        from mcpkit.cli.reload_http import supervise
 
-
-def export_settings(app: Any, env_file: str | None, sets: tuple[str, ...]) -> None:
-    """Put ``--env-file`` (below the environment) and ``--set`` (over it) in this process's
-    environment as ``PREFIX_FIELD`` variables, so each worker process reads the same values."""
-    spec = app.settings_spec
-    if spec is None:
+        supervise(target, host, port, settings)
         return
-    if env_file is not None:
-        for key, (value, _) in read_env_file(env_file).items():
-            os.environ.setdefault(key, value)
-    names = {setting.name: setting.env for setting in spec.fields}
-    for item in sets:
-        name, value = pair(item, "--set")
-        os.environ[names[name]] = value
+    served: Any = app.asgi(**options) if workers == 1 else "mcpkit.cli.run:http_app_from_env"
+    uvicorn.run(served, factory=workers > 1, host=host, port=port, workers=workers, **settings)
+
+
+def uvicorn_settings(log_level: str, read_timeout: int) -> dict[str, Any]:
+    """What uvicorn is told however it serves (one process, workers, a reloaded child)."""
+    return {
+        "log_level": log_level,
+        "access_log": False,
+        "timeout_graceful_shutdown": 3,
+        # A name, so every worker process can import it.
+        "http": "mcpkit.transports.http.deadline:http_protocol",
+        "ws": "none",
+        "timeout_keep_alive": read_timeout,
+    }
 
 
 def _load_or_exit(target: str) -> Any:

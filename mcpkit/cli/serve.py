@@ -9,11 +9,12 @@ Any other form goes through the click command in :mod:`mcpkit.cli.run`, which ca
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
 from mcpkit._compose import included_apps
-from mcpkit._envfile import EnvFileError, pair
+from mcpkit._envfile import EnvFileError, pair, read_env_file
 from mcpkit.app import App
 from mcpkit.cli.loader import TargetError, load_app
 from mcpkit.exceptions import SettingsError
@@ -52,6 +53,21 @@ def configure(
         print(f"mcpkit {command}: error: {exc}", file=sys.stderr, flush=True)
         return False
     return True
+
+
+def export_settings(app: App, env_file: str | None, sets: Sequence[str]) -> None:
+    """Put ``--env-file`` (below the environment) and ``--set`` (over it) in this process's
+    environment as ``PREFIX_FIELD`` variables, so each worker process reads the same values."""
+    spec = app.settings_spec
+    if spec is None:
+        return
+    if env_file is not None:
+        for key, (value, _) in read_env_file(env_file).items():
+            os.environ.setdefault(key, value)
+    names = {setting.name: setting.env for setting in spec.fields}
+    for item in sets:
+        name, value = pair(item, "--set")
+        os.environ[names[name]] = value
 
 
 _NO_SETTINGS = "this App declares no settings (App(..., settings=MySettings))"

@@ -22,7 +22,9 @@ import contextlib
 import contextvars
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from mcpkit._compose import enter_lifespans
@@ -43,7 +45,7 @@ from mcpkit.protocol.access import step_up
 from mcpkit.protocol.answers import encoded_answer, internal
 from mcpkit.protocol.connection import Connection, discard
 from mcpkit.protocol.envelope import stateless_result
-from mcpkit.protocol.fleet import fleet_for
+from mcpkit.protocol.fleet import fleet_for, join, not_joined
 from mcpkit.protocol.headers import Headers
 from mcpkit.protocol.incoming import CANCELLED, Incoming, Taken, admit, cancel_target, no_batches
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
@@ -101,7 +103,6 @@ class Server:
     """Serves one :class:`~mcpkit.App`; shared by every session of the process."""
 
     def __init__(self, app: App, *, limits: Limits | None = None) -> None:
-        self.app = app
         self.limits = limits or Limits()
         self.workers = Workers()
         self.streams: set[asyncio.Queue[Any]] = set()  # open subscriptions/listen streams
@@ -110,10 +111,8 @@ class Server:
         store = self.fleet.store if self.fleet is not None else None
         options = app.options
         tasks = Tasks(store, limit=options.max_tasks, per_caller=options.max_tasks_per_caller)
-        self._leave_fleet: list[Callable[[], None]] = []
-        self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks)
-        self.read_uri = functools.partial(read_uri, self.runtime)
-        self.step_up = functools.partial(step_up, app)  # (incoming, session) -> scopes to challenge
+        self._leave_fleet: Callable[[], Awaitable[None]] = not_joined  # start() joins the fleet
+        self._serve(Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks))
         self.telemetry = telemetry_for(options.tracer_provider)  # None: MCPKIT_OTEL=off
         self._admit = admit if self.telemetry is None else self.telemetry.admit  # traces refusals
         self.state: Any = None
@@ -121,6 +120,15 @@ class Server:
         self._generation = 0  # bumped by every change that may alter the capabilities
         self._lifespan: contextlib.AsyncExitStack | None = None
         self._unsubscribe = app.subscribe(self._app_changed)
+
+    def _serve(self, runtime: Runtime) -> None:  # the App served, and what is bound to it
+        self.app, self.runtime, self.read_uri = runtime.app, runtime, partial(read_uri, runtime)
+        self.step_up = partial(step_up, runtime.app)  # (incoming, session) -> scopes to challenge
+
+    def replace_app(self, app: App) -> None:
+        """Serve ``app`` from now on (a reload); running requests finish with the old App."""
+        self.app.hand_over(app)  # whoever listened to the old App hears this one
+        self._serve(replace(self.runtime, app=app))
 
     def admit(self, data: bytes, headers: Headers) -> Incoming:
         """:func:`~mcpkit.protocol.incoming.admit` for this server's App (raises ``Refused``)."""
@@ -144,7 +152,7 @@ class Server:
     async def start(self) -> None:
         """Enter the App's lifespan (once; later calls do nothing)."""
         if self._lifespan is None:
-            await self._join_fleet()
+            self._leave_fleet = await join(self.fleet, self.app)
             self._lifespan = contextlib.AsyncExitStack()
             self.state = await enter_lifespans(self.app, self._lifespan)
 
@@ -158,23 +166,12 @@ class Server:
         while self.streams and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0)
 
-    async def _join_fleet(self) -> None:
-        """Connect the shared store; its bus carries the App's global changes both ways."""
-        if self.fleet is None:
-            return
-        await self.fleet.start()
-        bus = self.fleet.bus
-        self._leave_fleet = [bus.subscribe(self.app.relay), self.app.broadcast_to(bus.publish)]
-
     async def stop(self) -> None:
         """Cancel the running tasks, leave the lifespan and stop listening to the App."""
         self._unsubscribe()
         await self.runtime.tasks.close()
-        for leave in self._leave_fleet:
-            leave()
-        self._leave_fleet = []
-        if self.fleet is not None:
-            await self.fleet.close()
+        leave, self._leave_fleet = self._leave_fleet, not_joined
+        await leave()
         stack, self._lifespan = self._lifespan, None
         if stack is not None:
             await stack.aclose()

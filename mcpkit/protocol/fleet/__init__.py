@@ -11,12 +11,23 @@ then (the ``redis`` extra).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
+from mcpkit._announcer import Announcer
 from mcpkit.protocol.tasks.store import TaskStore
 
-__all__ = ["LEASE_ENV", "STORE_ENV", "Bus", "Change", "Fleet", "MemoryBus", "fleet_for"]
+__all__ = [
+    "LEASE_ENV",
+    "STORE_ENV",
+    "Bus",
+    "Change",
+    "Fleet",
+    "MemoryBus",
+    "fleet_for",
+    "join",
+    "not_joined",
+]
 
 STORE_ENV = "MCPKIT_STORE"
 LEASE_ENV = "MCPKIT_TASK_LEASE_S"
@@ -84,6 +95,26 @@ def fleet_for(url: str | None) -> Fleet | None:
             f'a redis store needs the redis client: pip install "mcpkit[redis]" ({exc})'
         ) from exc
     return RedisFleet(url, lease_s=lease_seconds())
+
+
+async def join(fleet: Fleet | None, app: Announcer) -> Callable[[], Awaitable[None]]:
+    """Connect ``fleet`` (none: nothing to do) and let its bus carry ``app``'s global changes
+    both ways; returns what leaves it again (stop carrying them, disconnect)."""
+    if fleet is None:
+        return not_joined
+    await fleet.start()
+    undo = [fleet.bus.subscribe(app.relay), app.broadcast_to(fleet.bus.publish)]
+
+    async def leave() -> None:
+        for each in undo:
+            each()
+        await fleet.close()
+
+    return leave
+
+
+async def not_joined() -> None:
+    """What leaves no fleet (a server that has not joined one, or has left it)."""
 
 
 def lease_seconds() -> float:
