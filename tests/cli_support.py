@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from mcpkit.cli.commands import cli
@@ -34,3 +37,14 @@ def assert_usage_error(result: Result, command: str, *fragments: str) -> None:
     assert result.stdout == ""
     for fragment in fragments:
         assert fragment in lines[0]
+
+
+@pytest.fixture
+def forget_imported_modules() -> Iterator[None]:
+    """Tests import temporary modules in process; drop them (and their sys.path) afterwards."""
+    before = set(sys.modules)
+    path = list(sys.path)
+    yield
+    for name in set(sys.modules) - before:
+        del sys.modules[name]
+    sys.path[:] = path

@@ -47,6 +47,7 @@ FORBIDDEN_ON_IMPORT = (
     "jwt",
     "cryptography",
     "redis",
+    "watchfiles",
     "mcpkit._explicit_schema",
     "mcpkit.protocol.fleet.redis_fleet",
     "mcpkit.cli",

@@ -6,22 +6,12 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cli_support import assert_usage_error, mcpkit
+from cli_support import assert_usage_error, forget_imported_modules, mcpkit  # noqa: F401 (fixture)
 
-
-@pytest.fixture(autouse=True)
-def forget_imported_modules() -> Iterator[None]:
-    """The commands import the temporary modules in process; drop them again after each test."""
-    before = set(sys.modules)
-    path = list(sys.path)
-    yield
-    for name in set(sys.modules) - before:
-        del sys.modules[name]
-    sys.path[:] = path
+pytestmark = pytest.mark.usefixtures("forget_imported_modules")
 
 
 BAD_TOOL = """\

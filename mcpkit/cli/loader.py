@@ -22,7 +22,15 @@ from types import FrameType, FunctionType, ModuleType, TracebackType
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError
 
-__all__ = ["TargetError", "absolute_target", "load_app"]
+__all__ = [
+    "TargetError",
+    "absolute_target",
+    "definition_site",
+    "is_path_target",
+    "load_app",
+    "shown_path",
+    "split_target",
+]
 
 
 class TargetError(Exception):
@@ -31,11 +39,16 @@ class TargetError(Exception):
 
 def load_app(target: str) -> App:
     """Import the module a TARGET names and return its ``App``."""
-    module_part, attr = _split(target)
+    module_part, attr = split_target(target)
     try:
-        module = _import_file(module_part) if _is_path(module_part) else _import_module(module_part)
+        if is_path_target(module_part):
+            module = _import_file(module_part)
+        else:
+            module = _import_module(module_part)
     except DefinitionError as exc:
-        raise TargetError(f"{_definition_site(exc.__traceback__)}{exc}") from exc
+        site = definition_site(exc.__traceback__)
+        prefix = f"{site[0]}:{site[1]}: " if site else ""
+        raise TargetError(f"{prefix}{exc}") from exc
     return _find_app(module, attr, target)
 
 
@@ -44,20 +57,22 @@ def absolute_target(target: str) -> str:
 
     A module name stays as it is: it must be importable where the TARGET will be loaded.
     """
-    module_part, attr = _split(target)
-    if not _is_path(module_part):
+    module_part, attr = split_target(target)
+    if not is_path_target(module_part):
         return target
     return os.path.abspath(module_part) + (f":{attr}" if attr else "")
 
 
-def _split(target: str) -> tuple[str, str | None]:
+def split_target(target: str) -> tuple[str, str | None]:
+    """``(module or path, attr or None)`` of a TARGET."""
     head, sep, tail = target.rpartition(":")
     if sep and tail and all(part.isidentifier() for part in tail.split(".")):
         return head, tail
     return target, None
 
 
-def _is_path(module_part: str) -> bool:
+def is_path_target(module_part: str) -> bool:
+    """Whether a TARGET's module part is a file path (else a module name)."""
     return module_part.endswith(".py") or os.sep in module_part or "/" in module_part
 
 
@@ -69,7 +84,8 @@ def _import_file(path_text: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise TargetError(f"cannot import {path_text} as a Python module")
-    sys.path.insert(0, str(path.parent))  # so the file's sibling modules import
+    if str(path.parent) not in sys.path:  # so the file's sibling modules import
+        sys.path.insert(0, str(path.parent))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
@@ -115,8 +131,8 @@ def _find_app(module: ModuleType, attr: str | None, target: str) -> App:
 _PACKAGE = str(Path(__file__).resolve().parent.parent) + os.sep
 
 
-def _definition_site(tb: TracebackType | None) -> str:
-    """``"file:line: "`` of the definition the user's code handed to mcpkit ("" if unknown).
+def definition_site(tb: TracebackType | None) -> tuple[str, int] | None:
+    """``(file, line)`` of the definition the user's code handed to mcpkit (``None`` if unknown).
 
     That is the innermost call from outside mcpkit into it (``@app.tool``, ``app.add_tool``):
     the line where the function it was given starts (its first decorator), or, when it was
@@ -128,9 +144,9 @@ def _definition_site(tb: TracebackType | None) -> str:
             function = _function_argument(callee)
             if function is not None:
                 code = function.__code__
-                return f"{_shown(code.co_filename)}:{code.co_firstlineno}: "
-            return f"{_shown(caller.f_code.co_filename)}:{line}: "
-    return ""
+                return shown_path(code.co_filename), code.co_firstlineno
+            return shown_path(caller.f_code.co_filename), line
+    return None
 
 
 def _in_mcpkit(frame: FrameType) -> bool:
@@ -153,7 +169,7 @@ def _function_argument(frame: FrameType) -> FunctionType | None:
     return None
 
 
-def _shown(filename: str) -> str:
+def shown_path(filename: str) -> str:
     """A path relative to the current directory when it lies inside it, else as it is."""
     try:
         return str(Path(filename).relative_to(Path.cwd()))
