@@ -73,9 +73,13 @@ def chrome(profile: Path) -> Any:
 
 def wait_for(driver: Any, condition: Callable[[Any], T], message: str) -> T:
     """The first truthy value of ``condition(driver)``, polled until it comes."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    result: T = WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.05).until(condition, message)
+    # An element found while the page re-renders may go stale: look again.
+    ignored = (NoSuchElementException, StaleElementReferenceException)
+    waiting = WebDriverWait(driver, WAIT_SECONDS, poll_frequency=0.05, ignored_exceptions=ignored)
+    result: T = waiting.until(condition, message)
     return result
 
 

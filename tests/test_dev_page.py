@@ -144,6 +144,35 @@ def test_an_elicitation_is_answered_in_the_page(
     assert browser.find_elements("css selector", "#asks .elicitation") == []
 
 
+def test_prompts_complete_while_typing_and_templates_read(
+    browser: Any, everything: DevProcess
+) -> None:
+    open_page(browser, everything.url)
+    prompt = section(browser, "prompt:test_prompt_with_arguments")
+    prompt.find_element("css selector", '[data-field="arg1"]').send_keys("te")
+    options = wait_for(
+        browser,
+        lambda _: [
+            o.get_attribute("value")
+            for o in prompt.find_elements("css selector", "datalist option")
+        ],
+        "completion",
+    )
+    assert options == ["testValue1"]
+    prompt.find_element("css selector", '[data-field="arg2"]').send_keys("b")
+    prompt.find_element("css selector", "button.get").click()
+    assert text_of(browser, prompt, ".result .message") == (
+        "user:\nPrompt with arguments: arg1='te', arg2='b'"
+    )
+
+    template = section(browser, "template:test://template/{id}/data")
+    template.find_element("css selector", '[data-field="id"]').send_keys("a b")
+    template.find_element("css selector", "button.read").click()
+    assert (
+        text_of(browser, template, ".result .uri") == "test://template/a%20b/data application/json"
+    )
+
+
 NEW_TOOL = '''
 
 @app.tool

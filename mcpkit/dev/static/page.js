@@ -151,7 +151,7 @@ function toolSection(section, tool, key) {
     if (args === null || args === undefined) return;
     if (!check.checked) form.showErrors([]);
     bars.replaceChildren();
-    answerBox.replaceChildren(el("div", { class: "status pending" }, "calling…"));
+    answerBox.replaceChildren(el("div", { class: "pending" }, "calling…"));
     const token = `${key}#${Date.now()}`;
     state.progress.set(token, progressBar(bars, token));
     const params = { name: tool.name, arguments: args, _meta: { progressToken: token } };
