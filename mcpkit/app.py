@@ -403,6 +403,13 @@ class App:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
 
+    def hand_over(self, successor: App) -> None:
+        """Let ``successor`` take this app's place (a reload): whoever listens to this app's
+        changes (servers, sessions, a shared store's bus) hears ``successor``'s from now on."""
+        self._listeners.extend(successor._listeners)
+        self._broadcasts.extend(successor._broadcasts)
+        successor._listeners, successor._broadcasts = self._listeners, self._broadcasts
+
     def _changed(self, kind: str, uri: str | None = None) -> None:
         for listener in list(self._listeners):
             listener(kind, uri)

@@ -15,6 +15,7 @@ from typing import Any
 from strict_json import parse_strict
 
 from mcpkit import App
+from mcpkit.protocol.server import Server
 from mcpkit.transports.stdio import serve_stdio
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +32,7 @@ def server_env() -> dict[str, str]:
 
 @contextlib.asynccontextmanager
 async def serve_on_pipes(
-    app: App, *, reader_limit: int = LINE_LIMIT, **options: Any
+    app: App | Server, *, reader_limit: int = LINE_LIMIT, **options: Any
 ) -> AsyncIterator[tuple[asyncio.Future[None], int, asyncio.StreamReader]]:
     """``serve_stdio(app, **options)`` in this loop, on pipes: the server's task, the file
     descriptor that writes its stdin, and a reader of its stdout."""

@@ -512,6 +512,9 @@ BAD_ARGS_ERROR = {
     "message": "Invalid params",
     "data": {"field": "n", "expected": "integer", "received": "three"},
 }
+BAD_ARGS_META = {
+    "mcpkit/invalidArguments": [{"field": "n", "expected": "integer", "received": "three"}]
+}
 BAD_ARGS_RESULT = {
     "content": [
         {
@@ -521,6 +524,7 @@ BAD_ARGS_RESULT = {
         }
     ],
     "isError": True,
+    "_meta": BAD_ARGS_META,
 }
 
 
@@ -538,9 +542,15 @@ def test_argument_failures_are_is_error_results_from_2025_11_25() -> None:
     with connect("2025-11-25") as client:
         assert client.send(req(1, "tools/call", BAD_ARGS)) == ok(1, BAD_ARGS_RESULT)
     with connect("2026-07-28") as client:
-        assert client.send(req(2, "tools/call", {**BAD_ARGS, "_meta": META})) == stateless_ok(
-            2, BAD_ARGS_RESULT
-        )
+        answer = client.send(req(2, "tools/call", {**BAD_ARGS, "_meta": META}))
+    assert answer == ok(
+        2,
+        {
+            **BAD_ARGS_RESULT,
+            "resultType": "complete",
+            "_meta": {**BAD_ARGS_META, **RESULT_META},
+        },
+    )
 
 
 def test_missing_arguments_are_an_argument_failure() -> None:
@@ -565,8 +575,27 @@ def test_every_argument_failure_is_listed_one_per_line() -> None:
                 }
             ],
             "isError": True,
+            "_meta": {
+                "mcpkit/invalidArguments": [
+                    {"field": "n", "expected": "required", "received": None},
+                    {"field": "m", "expected": "no such argument", "received": 1},
+                ]
+            },
         },
     )
+
+
+def test_an_argument_failure_result_carries_the_items_the_error_carries() -> None:
+    two_wrong = {"name": "count", "arguments": {"m": 1}}
+    with connect("2025-06-18") as client:
+        data = client.send(req(1, "tools/call", two_wrong))["error"]["data"]
+    with connect("2025-11-25") as client:
+        result = client.send(req(1, "tools/call", two_wrong))["result"]
+    assert result["_meta"] == {"mcpkit/invalidArguments": data["errors"]}
+    assert data["errors"] == [
+        {"field": "n", "expected": "required", "received": None},
+        {"field": "m", "expected": "no such argument", "received": 1},
+    ]
 
 
 @pytest.mark.parametrize(

@@ -26,6 +26,7 @@ import traceback
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import TracebackType
+from typing import Literal, get_args
 
 from mcpkit.app import App
 from mcpkit.cli.loader import (
@@ -38,7 +39,22 @@ from mcpkit.cli.loader import (
 )
 from mcpkit.exceptions import DefinitionError
 
-__all__ = ["POLL_SECONDS", "LoadFailure", "changes", "load_fresh", "watched_folder"]
+__all__ = [
+    "POLL_SECONDS",
+    "ListKind",
+    "LoadFailure",
+    "changed_lists",
+    "changes",
+    "failure_note",
+    "files_note",
+    "load_fresh",
+    "say",
+    "watched_folder",
+    "watching_note",
+]
+
+ListKind = Literal["tools", "prompts", "resources"]
+"""A list a client is told has changed (``notifications/<kind>/list_changed``)."""
 
 POLL_SECONDS = 0.25
 """How often the stdlib poll (no ``watchfiles``) looks at modification times."""
@@ -117,6 +133,42 @@ def watched_folder(target: str) -> Path:
     if spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations))).resolve()
     return Path(spec.origin).resolve().parent
+
+
+def changed_lists(old: App, new: App) -> list[ListKind]:
+    """The lists (``"tools"``, ``"prompts"``, ``"resources"``: its templates too) whose
+    published definitions differ between two versions of an App, in that order."""
+    before, after = _published(old), _published(new)
+    return [kind for kind in get_args(ListKind) if before[kind] != after[kind]]
+
+
+def _published(app: App) -> dict[str, list[dict[str, object]]]:
+    lists: dict[str, list[dict[str, object]]] = {"tools": [], "prompts": [], "resources": []}
+    for definition in app.definitions():
+        lists[definition.listed_in].append(definition.definition)
+    return lists
+
+
+def say(line: str) -> None:
+    """One line for the author on stderr (never stdout: over stdio it carries the protocol)."""
+    print(line, file=sys.stderr, flush=True)
+
+
+def watching_note(target: str) -> str:
+    """The line that says what ``--reload`` watches."""
+    return (
+        f"mcpkit: reloading when a .py file under {shown_path(str(watched_folder(target)))} changes"
+    )
+
+
+def failure_note(failure: LoadFailure) -> str:
+    """The line that says an edit did not load (``file:line: message``)."""
+    return f"mcpkit run: reload failed, still serving the previous version: {failure}"
+
+
+def files_note(changed: set[str]) -> str:
+    """The changed files, for the line that says what was reloaded."""
+    return ", ".join(sorted(shown_path(path) for path in changed))
 
 
 # ----------------------------------------------------------------------- forgetting

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -15,7 +16,7 @@ from mcpkit.cli.serve import LOG_FORMAT, load_or_report, run_target
 from mcpkit.protocol.fleet import STORE_ENV
 from mcpkit.protocol.request_state import STATE_KEY_ENV
 
-__all__ = ["http_app_from_env", "run"]
+__all__ = ["http_app_from_env", "run", "uvicorn_settings"]
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
@@ -65,7 +66,15 @@ LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
     help="Where tasks live and how replicas share changes: redis://host:port/db "
     '(pip install "mcpkit[redis]"); sets MCPKIT_STORE. Default: this process\'s memory.',
 )
-def run(target: str, transport: str, log_level: str, store: str | None, **http: Any) -> None:
+@click.option(
+    "--reload",
+    is_flag=True,
+    help="Serve the new code when a .py file under TARGET's folder changes "
+    '(pip install "mcpkit[reload]"): stdio keeps the session, HTTP restarts the server process.',
+)
+def run(
+    target: str, transport: str, log_level: str, store: str | None, reload: bool, **http: Any
+) -> None:
     """Serve the App that TARGET names (pkg.module:app or path/to/file.py:app).
 
     Over stdio the server reads JSON-RPC messages on stdin and writes only protocol messages on
@@ -74,13 +83,36 @@ def run(target: str, transport: str, log_level: str, store: str | None, **http: 
     """
     if store is not None:
         os.environ[STORE_ENV] = store  # read by every server this process (or its workers) runs
+    if reload:
+        _check_reload(transport, http["workers"])
     if transport == "http":
         logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
-        _serve_http(target, log_level, **http)
+        _serve_http(target, log_level, reload=reload, **http)
         return
-    code = run_target(target, log_level)
+    code = _run_stdio(target, log_level, reload)
     if code:
         raise click.exceptions.Exit(code)
+
+
+def _check_reload(transport: str, workers: int) -> None:
+    if importlib.util.find_spec("watchfiles") is None:
+        click.echo(
+            'mcpkit run: error: --reload needs watchfiles: pip install "mcpkit[reload]"', err=True
+        )
+        raise click.exceptions.Exit(2)
+    if transport == "http" and workers > 1:
+        click.echo(
+            "mcpkit run: error: --reload serves one worker process; drop --workers", err=True
+        )
+        raise click.exceptions.Exit(2)
+
+
+def _run_stdio(target: str, log_level: str, reload: bool) -> int:
+    if not reload:
+        return run_target(target, log_level)
+    from mcpkit.cli.reload_stdio import run_reloading
+
+    return run_reloading(target, log_level)
 
 
 # ----------------------------------------------------------------------------- HTTP
@@ -101,6 +133,7 @@ def _serve_http(
     max_sessions: int,
     read_timeout: int,
     workers: int,
+    reload: bool,
 ) -> None:
     try:
         import uvicorn
@@ -125,21 +158,27 @@ def _serve_http(
         f"HTTP at http://{shown}:{port}{path} ({workers} worker{'s' if workers > 1 else ''})",
         err=True,
     )
+    settings = uvicorn_settings(log_level, read_timeout)
+    if reload:
+        from mcpkit.cli.reload_http import supervise
+
+        supervise(target, host, port, settings)
+        return
     served: Any = app.asgi(**options) if workers == 1 else "mcpkit.cli.run:http_app_from_env"
-    uvicorn.run(
-        served,
-        factory=workers > 1,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=log_level,
-        access_log=False,
-        timeout_graceful_shutdown=3,
+    uvicorn.run(served, factory=workers > 1, host=host, port=port, workers=workers, **settings)
+
+
+def uvicorn_settings(log_level: str, read_timeout: int) -> dict[str, Any]:
+    """What uvicorn is told however it serves (one process, workers, a reloaded child)."""
+    return {
+        "log_level": log_level,
+        "access_log": False,
+        "timeout_graceful_shutdown": 3,
         # A name, so every worker process can import it.
-        http="mcpkit.transports.http.deadline:http_protocol",
-        ws="none",
-        timeout_keep_alive=read_timeout,
-    )
+        "http": "mcpkit.transports.http.deadline:http_protocol",
+        "ws": "none",
+        "timeout_keep_alive": read_timeout,
+    }
 
 
 def _load_or_exit(target: str) -> Any:

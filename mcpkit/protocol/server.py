@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import functools
 import logging
 from collections.abc import Callable
@@ -98,7 +99,6 @@ class Server:
     """Serves one :class:`~mcpkit.App`; shared by every session of the process."""
 
     def __init__(self, app: App, *, limits: Limits | None = None) -> None:
-        self.app = app
         self.limits = limits or Limits()
         self.workers = Workers()
         self.streams: set[asyncio.Queue[Any]] = set()  # open subscriptions/listen streams
@@ -108,14 +108,24 @@ class Server:
         options = app.options
         tasks = Tasks(store, limit=options.max_tasks, per_caller=options.max_tasks_per_caller)
         self._leave_fleet: list[Callable[[], None]] = []
-        self.runtime = Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks)
-        self.read_uri = functools.partial(read_uri, self.runtime)
-        self.step_up = functools.partial(step_up, app)  # (incoming, session) -> scopes to challenge
+        self._serve(Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks))
         self.state: Any = None
         self._capabilities: dict[bool, dict[str, Any]] = {}
         self._generation = 0  # bumped by every change that may alter the capabilities
         self._lifespan: contextlib.AsyncExitStack | None = None
         self._unsubscribe = app.subscribe(self._app_changed)
+
+    def _serve(self, runtime: Runtime) -> None:
+        self.app, self.runtime = runtime.app, runtime
+        self.read_uri = functools.partial(read_uri, runtime)
+        self.step_up = functools.partial(step_up, runtime.app)  # (incoming, session) -> scopes
+
+    def replace_app(self, app: App) -> None:
+        """Serve ``app`` from now on (a reload): running requests finish with the old App, and
+        whoever listened to the old App's changes hears ``app``'s (:meth:`App.hand_over`)."""
+        self.app.hand_over(app)
+        self._serve(dataclasses.replace(self.runtime, app=app))
+        self._app_changed("app", None)  # its capabilities are computed again
 
     def admit(self, data: bytes, headers: Headers) -> Incoming:
         """Decode a transport's message and decide its era and its era's checks

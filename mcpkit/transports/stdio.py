@@ -63,7 +63,7 @@ def run_stdio(
 
 
 async def serve_stdio(
-    app: App,
+    app: App | Server,
     stdin: BinaryIO,
     stdout: BinaryIO,
     *,
@@ -71,16 +71,15 @@ async def serve_stdio(
     max_in_flight: int = MAX_IN_FLIGHT,
 ) -> None:
     """Serve ``app`` over the given binary streams (pipes, sockets or files), on behalf of
-    ``app.options.stdio_principal`` (set before the reader and its tasks copy the context)."""
-    with Server.acting_for(app.options.stdio_principal):
-        await _serve(app, stdin, stdout, limits, max_in_flight)
+    ``app.options.stdio_principal`` (set before the reader and its tasks copy the context).
+    A ``Server`` the caller built (and may reload, :meth:`Server.replace_app`) keeps its limits."""
+    server = app if isinstance(app, Server) else Server(app, limits=limits)
+    with Server.acting_for(server.app.options.stdio_principal):
+        await _serve(server, stdin, stdout, max_in_flight)
 
 
-async def _serve(
-    app: App, stdin: BinaryIO, stdout: BinaryIO, limits: Limits | None, max_in_flight: int
-) -> None:
+async def _serve(server: Server, stdin: BinaryIO, stdout: BinaryIO, max_in_flight: int) -> None:
     loop = asyncio.get_running_loop()
-    server = Server(app, limits=limits)
     await server.start()
     out = await _writer(loop, stdout)
     done = loop.create_future()

@@ -1,7 +1,9 @@
 """The tools feature: ``tools/list`` and ``tools/call``.
 
 A tool's own failure is its result (``isError``), masked unless the App says otherwise;
-argument failures are ``isError`` or ``-32602`` per the version (or ``App(invalid_arguments=)``).
+argument failures are ``isError`` or ``-32602`` per the version (or ``App(invalid_arguments=)``):
+the same ``{field, expected, received}`` items either way, in the error's ``data`` or in the
+result's ``_meta["mcpkit/invalidArguments"]``.
 A tool still running at its timeout is cancelled and answered as its failure.
 """
 
@@ -41,7 +43,15 @@ from mcpkit.protocol.versions import arguments_fail_as_results, structured_outpu
 from mcpkit.results import error_result
 from mcpkit.tools import Tool
 
-__all__ = ["METHODS", "invalid_arguments_text"]
+__all__ = [
+    "INVALID_ARGUMENTS_META",
+    "METHODS",
+    "invalid_arguments_result",
+    "invalid_arguments_text",
+]
+
+INVALID_ARGUMENTS_META = "mcpkit/invalidArguments"
+"""The ``_meta`` key of an argument-failure result: its list of ``{field, expected, received}``."""
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -91,7 +101,7 @@ async def _run_tool(
     except InvalidArguments as exc:
         if _arguments_as_protocol_error(runtime, ctx):
             raise
-        return error_result(invalid_arguments_text(name, exc.detail))
+        return invalid_arguments_result(name, exc.detail)
     except ToolError as exc:
         return error_result(exc.message)
     except ProtocolError:
@@ -188,11 +198,26 @@ def _arguments_as_protocol_error(runtime: Runtime, ctx: RequestContext) -> bool:
     return not arguments_fail_as_results(ctx.protocol_version)
 
 
+def invalid_arguments_result(tool: str, detail: dict[str, Any]) -> dict[str, Any]:
+    """The ``isError`` result for argument failures: the text for the model, and for programs
+    the ``{field, expected, received}`` items a ``-32602`` error carries in ``data``."""
+    result = error_result(invalid_arguments_text(tool, detail))
+    result["_meta"] = {INVALID_ARGUMENTS_META: _failures(detail)}
+    return result
+
+
+def _failures(detail: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each failure of an :class:`InvalidArguments` ``detail`` (its ``errors``, or itself)."""
+    failures: Sequence[dict[str, Any]] = detail.get("errors") or [detail]
+    return [
+        {key: failure[key] for key in ("field", "expected", "received")} for failure in failures
+    ]
+
+
 def invalid_arguments_text(tool: str, detail: dict[str, Any]) -> str:
     """The ``isError`` text for argument failures: field, expected and received, per failure."""
-    failures: Sequence[dict[str, Any]] = detail.get("errors") or [detail]
     lines = [f"Invalid arguments for tool {tool!r}:"]
-    for failure in failures:
+    for failure in _failures(detail):
         expected = failure["expected"]
         wanted = (
             "one of " + ", ".join(to_json(v).decode() for v in expected)
