@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import signal
 import socket
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -129,3 +130,13 @@ def test_a_real_process_serves_the_page_until_stopped() -> None:
     # uvicorn shuts down gracefully, then re-raises the signal it caught
     assert served.process.returncode == -signal.SIGTERM
     assert "Traceback" not in served.stderr
+
+
+def test_neither_import_mcpkit_nor_mcpkit_run_loads_the_dev_page() -> None:
+    code = (
+        "import sys, mcpkit; from mcpkit.cli.commands import cli; cli.get_command(None, 'run');"
+        "print(sorted(m for m in sys.modules if m == 'mcpkit.dev' or m.startswith('mcpkit.dev.')"
+        " or m == 'mcpkit.cli.dev'))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "[]\n"

@@ -76,10 +76,17 @@ def call(tool: Any) -> None:
     tool.find_element("css selector", "button.call").click()
 
 
+@pytest.mark.parametrize(
+    ("era", "refusal"),
+    [
+        ("2025-06-18", "JSON-RPC error -32602: Invalid params"),  # the error's data
+        ("2025-11-25", "isError: true"),  # the result's _meta["mcpkit/invalidArguments"]
+    ],
+)
 def test_raw_json_fails_on_arch_before_sending_and_as_the_server_refuses_it(
-    browser: Any, builder: DevProcess
+    browser: Any, builder: DevProcess, era: str, refusal: str
 ) -> None:
-    open_page(browser, builder.url, era="2025-06-18")
+    open_page(browser, builder.url, era)
     tool = section(browser, "tool:build-app")
     tool.find_element("css selector", ".raw-toggle").click()
     raw = tool.find_element("css selector", "textarea.raw")
@@ -94,9 +101,11 @@ def test_raw_json_fails_on_arch_before_sending_and_as_the_server_refuses_it(
 
     tool.find_element("css selector", "input.validate").click()  # send it anyway
     call(tool)
-    status = text_of(browser, tool, ".answer .status")
-    assert status == "JSON-RPC error -32602: Invalid params"
+    assert text_of(browser, tool, ".answer .status") == refusal
     assert tool.find_element("css selector", ".error.general").text == ARCH_FAILURE
+    assert "invalid" in tool.find_element("css selector", '[data-field="arch"]').get_attribute(
+        "class"
+    )
 
 
 def test_the_form_calls_build_app_and_shows_its_structured_content(
