@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from http_support import request
 
 from mcpkit.cli.commands import cli
+from mcpkit.cli.dev import page_origins
 from mcpkit.dev.server import DevServer
 
 BUILD_APP = "examples/build_app.py:app"
@@ -63,6 +64,19 @@ def test_dev_prints_the_url_opens_it_and_serves_the_dev_server(started: Started)
     assert isinstance(app, DevServer)
     assert app.target == BUILD_APP
     assert families == [socket.AF_INET]
+    assert app.guards.allowed_origins == frozenset(
+        {f"http://127.0.0.1:{port}", f"http://localhost:{port}", f"http://[::1]:{port}"}
+    )
+
+
+def test_a_host_of_its_own_is_one_more_origin_of_the_page() -> None:
+    assert page_origins("192.0.2.7", 8000) == [
+        "http://127.0.0.1:8000",
+        "http://localhost:8000",
+        "http://[::1]:8000",
+        "http://192.0.2.7:8000",
+    ]
+    assert page_origins("::1", 1) == ["http://127.0.0.1:1", "http://localhost:1", "http://[::1]:1"]
 
 
 def test_no_open_leaves_the_browser_alone(started: Started) -> None:

@@ -10,7 +10,7 @@ import click
 from mcpkit.cli._io import fail
 from mcpkit.cli.reloading import LoadFailure, load_fresh
 
-__all__ = ["dev", "listen"]
+__all__ = ["dev", "listen", "page_origins"]
 
 
 @click.command()
@@ -46,11 +46,12 @@ def dev(target: str, host: str, port: int, no_open: bool) -> None:
     except LoadFailure as exc:
         fail("dev", str(exc))
     sock = listen(host, port)
-    url = _url(host, sock.getsockname()[1])
+    port = sock.getsockname()[1]
+    url = _url(host, port)
     click.echo(f"mcpkit dev: {app.summary} at {url} (Ctrl-C to stop)")
     if not no_open:
         webbrowser.open(url)
-    server = DevServer(target, app)
+    server = DevServer(target, app, allowed_origins=page_origins(host, port))
     config = uvicorn.Config(
         server, log_level="warning", access_log=False, ws="none", timeout_graceful_shutdown=1
     )
@@ -73,6 +74,13 @@ def listen(host: str, port: int) -> socket.socket:
         raise click.exceptions.Exit(2) from None
     sock.listen(128)
     return sock
+
+
+def page_origins(host: str, port: int) -> list[str]:
+    """The origins the page itself has (loopback names and ``host``, at ``port``): the only
+    ones allowed to call ``/mcp``, so no other site, not even another local one, drives it."""
+    names = dict.fromkeys(["127.0.0.1", "localhost", "[::1]", f"[{host}]" if ":" in host else host])
+    return [f"http://{name}:{port}" for name in names]
 
 
 def _url(host: str, port: int) -> str:

@@ -100,7 +100,10 @@ class DevServer:
             self._publish({"type": "failed", "generation": self.generation, "error": error})
             return
         old, self.mcp = self.mcp, self._endpoint(app)
-        await old.aclose()
+        try:
+            await old.aclose()
+        except Exception:  # the new App serves whatever the old one's lifespan does on exit
+            logger.exception("mcpkit dev: the previous App's lifespan failed to end")
         self.generation += 1
         self._publish(self._loaded(app))
 
