@@ -5,6 +5,7 @@ Streamable HTTP endpoint. Skipped without Chromium, except under ``CI=true`` (se
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,6 +39,11 @@ def browser(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Any]:
 @pytest.fixture
 def builder() -> Iterator[DevProcess]:
     yield from dev_process("examples/build_app.py:app")
+
+
+@pytest.fixture
+def shapes() -> Iterator[DevProcess]:
+    yield from dev_process("tests/dev_app.py:app")
 
 
 @pytest.fixture
@@ -180,6 +186,56 @@ def test_prompts_complete_while_typing_and_templates_read(
     assert (
         text_of(browser, template, ".result .uri") == "test://template/a%20b/data application/json"
     )
+
+
+def field(tool: Any, path: str) -> Any:
+    return tool.find_element("css selector", f'[data-field="{path}"]')
+
+
+def failure(tool: Any, path: str) -> str:
+    return str(tool.find_element("css selector", f'[data-error-for="{path}"]').text)
+
+
+def test_numbers_booleans_lists_objects_and_enums_have_fields(
+    browser: Any, shapes: DevProcess
+) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, shapes.url)
+    tool = section(browser, "tool:echo")
+
+    count = field(tool, "count")
+    assert (count.get_attribute("min"), count.get_attribute("max")) == ("1", "10")
+    field(tool, "count").send_keys("11")
+    adding = tool.find_element("css selector", '.array[data-field="tags"] > button')
+    adding.click()
+    adding.click()
+    field(tool, "tags.0").send_keys("a")
+    field(tool, "tags.1").send_keys("b")
+    field(tool, "point.x").send_keys("1")
+    call(tool)
+    assert wait_for(browser, lambda _: failure(tool, "count"), "count") == (
+        "count: expected <= 10; received 11"
+    )
+    assert failure(tool, "point.y") == "point.y: required"
+    assert tool.find_element("css selector", ".answer").text == ""
+
+    field(tool, "count").clear()
+    field(tool, "count").send_keys("3")
+    field(tool, "point.y").send_keys("2")
+    field(tool, "flag").click()
+    Select(field(tool, "mode")).select_by_visible_text("slow")
+    call(tool)
+    assert text_of(browser, tool, ".answer .status") == "ok"
+    assert json.loads(tool.find_element("css selector", ".answer pre.structured").text) == {
+        "count": 3,
+        "flag": True,
+        "tags": ["a", "b"],
+        "point": {"x": 1, "y": 2},
+        "ratio": 0.5,
+        "mode": "slow",
+    }
+    assert (failure(tool, "count"), failure(tool, "point.y")) == ("", "")
 
 
 NEW_TOOL = '''

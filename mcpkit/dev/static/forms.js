@@ -93,7 +93,7 @@ function enumEditorOf(values, labels, path) {
   };
 }
 
-function arrayEditor(schema, root, path) {
+function arrayEditor(schema, root, path, required) {
   const items = [];
   const list = el("div", { class: "array", "data-field": path });
   const add = (value) => {
@@ -111,12 +111,12 @@ function arrayEditor(schema, root, path) {
   list.append(addButton);
   return {
     node: list,
-    get: () => (items.length ? items.map((e) => e.item.get()) : undefined),
+    get: () => (items.length || required ? items.map((e) => e.item.get()) : undefined),
     set: (v) => { items.splice(0).forEach((e) => e.row.remove()); (Array.isArray(v) ? v : []).forEach(add); },
   };
 }
 
-function objectEditor(schema, root, path) {
+function objectEditor(schema, root, path, required) {
   const fields = fieldsOf(schema, root, path);
   const box = el("fieldset", { class: "object" }, ...fields.map((f) => f.row));
   return {
@@ -124,7 +124,7 @@ function objectEditor(schema, root, path) {
     get: () => {
       const out = {};
       for (const f of fields) { const v = f.editor.get(); if (v !== undefined) out[f.name] = v; }
-      return Object.keys(out).length || !path ? out : undefined;
+      return Object.keys(out).length || required || !path ? out : undefined;
     },
     set: (v) => fields.forEach((f) => f.editor.set(v && typeof v === "object" ? v[f.name] : undefined)),
   };
