@@ -79,7 +79,10 @@ def text_of(driver: Any, parent: Any, selector: str) -> str:
 
 
 def call(tool: Any) -> None:
-    tool.find_element("css selector", "button.call").click()
+    button = tool.find_element("css selector", "button.call")
+    # in the middle of the window: at its top edge the sticky header would take the click
+    tool.parent.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+    button.click()
 
 
 @pytest.mark.parametrize(
@@ -157,6 +160,39 @@ def test_an_elicitation_is_answered_in_the_page(
         "User response: action=accept, content={'username': 'ada', 'email': 'ada@example.com'}"
     )
     assert browser.find_elements("css selector", "#asks .elicitation") == []
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+def test_the_author_types_the_models_reply_sets_roots_and_reads_logs(
+    browser: Any, everything: DevProcess, era: str
+) -> None:
+    open_page(browser, everything.url, era)
+    tool = section(browser, "tool:test_sampling")
+    tool.find_element("css selector", '[data-field="prompt"]').send_keys("Say hi")
+    call(tool)
+    card = wait_for(browser, lambda d: d.find_element("css selector", "#asks .sampling"), "card")
+    assert card.find_element("css selector", ".sampled").text == "user:\nSay hi"
+    card.find_element("css selector", "textarea.reply").send_keys("Hello!")
+    card.find_element("css selector", "button.send").click()
+    assert text_of(browser, tool, ".answer pre.text") == "LLM response: Hello!"
+
+    roots = browser.find_element("id", "roots")
+    roots.clear()
+    roots.send_keys("file:///work/project project\nfile:///tmp")
+    browser.find_element("id", "roots-save").click()
+    tool = section(browser, "tool:test_input_required_result_list_roots")
+    call(tool)
+    assert text_of(browser, tool, ".answer pre.text") == (
+        "Roots: ['file:///work/project', 'file:///tmp']"
+    )
+
+    call(section(browser, "tool:test_logging_tool"))
+    line = wait_for(
+        browser,
+        lambda d: [li.text for li in d.find_elements("css selector", "#log .level-info")],
+        "log line",
+    )
+    assert line[0].endswith(" [info] test_logging_tool ran")
 
 
 def test_prompts_complete_while_typing_and_templates_read(

@@ -130,7 +130,7 @@ export class McpClient {
       try {
         reply.result = await this.hooks.ask(msg.method, msg.params || {});
       } catch (e) {
-        reply.error = { code: -32603, message: String(e.message || e) };
+        reply.error = { code: e.code ?? -32603, message: String(e.message || e) };
       }
       await this.post(reply);
     } else if (msg.method) {

@@ -167,7 +167,7 @@ async function callWithInput(method, params, options) {
     return { result: await state.client.result(method, params, options) };
   } catch (e) {
     if (e instanceof RpcError) return { error: e.error };
-    return { error: { code: "client", message: String(e.message || e) } };
+    return { error: { code: "not sent", message: String(e.message || e) } }; // the page stopped it
   }
 }
 

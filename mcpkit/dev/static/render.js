@@ -35,7 +35,8 @@ export function toolAnswer(target, answer, onFields) {
   target.replaceChildren();
   if (answer.error) {
     const error = answer.error;
-    target.append(el("div", { class: "status rpc-error" }, `JSON-RPC error ${error.code}: ${error.message}`));
+    const said = typeof error.code === "number" ? `JSON-RPC error ${error.code}: ` : `${error.code}: `;
+    target.append(el("div", { class: "status rpc-error" }, said + error.message));
     if (error.data !== undefined) target.append(el("pre", { class: "data" }, pretty(error.data)));
     if (error.code === -32602 && error.data && error.data.field !== undefined) onFields(error.data.errors || [error.data]);
   } else {
@@ -93,7 +94,10 @@ export function samplingCard(params, place) {
       card.remove();
       resolve({ role: "assistant", content: { type: "text", text: reply.value }, model: "mcpkit-dev (typed by you)", stopReason: "endTurn" });
     };
-    const refuse = () => { card.remove(); reject(new Error("the user rejected the sampling request")); };
+    const refuse = () => {
+      card.remove();
+      reject(Object.assign(new Error("User rejected sampling request"), { code: -1 })); // as the spec's clients do
+    };
     card.append(el("div", { class: "buttons" },
       el("button", { type: "button", class: "send", onclick: send }, "Send reply"),
       el("button", { type: "button", class: "decline", onclick: refuse }, "Reject")));
