@@ -143,15 +143,20 @@ def test_a_progress_bar_reaches_100(browser: Any, everything: DevProcess, era: s
     assert tool.find_element("css selector", ".progress-label").text == "100%"
 
 
+def ask_with(browser: Any, url: str, era: str, name: str, text: str) -> tuple[Any, Any]:
+    """Call ``name`` with ``text`` in its one field; its tool section and the question's card."""
+    open_page(browser, url, era)
+    tool = section(browser, f"tool:{name}")
+    tool.find_element("css selector", "[data-field]").send_keys(text)
+    call(tool)
+    return tool, wait_for(browser, lambda d: d.find_element("css selector", "#asks .ask"), "card")
+
+
 @pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
 def test_an_elicitation_is_answered_in_the_page(
     browser: Any, everything: DevProcess, era: str
 ) -> None:
-    open_page(browser, everything.url, era)
-    tool = section(browser, "tool:test_elicitation")
-    tool.find_element("css selector", '[data-field="message"]').send_keys("Who are you?")
-    call(tool)
-    card = wait_for(browser, lambda d: d.find_element("css selector", "#asks .elicitation"), "card")
+    tool, card = ask_with(browser, everything.url, era, "test_elicitation", "Who are you?")
     assert card.find_element("css selector", ".message").text == "Who are you?"
     card.find_element("css selector", '[data-field="username"]').send_keys("ada")
     card.find_element("css selector", '[data-field="email"]').send_keys("ada@example.com")
@@ -166,11 +171,7 @@ def test_an_elicitation_is_answered_in_the_page(
 def test_the_author_types_the_models_reply_sets_roots_and_reads_logs(
     browser: Any, everything: DevProcess, era: str
 ) -> None:
-    open_page(browser, everything.url, era)
-    tool = section(browser, "tool:test_sampling")
-    tool.find_element("css selector", '[data-field="prompt"]').send_keys("Say hi")
-    call(tool)
-    card = wait_for(browser, lambda d: d.find_element("css selector", "#asks .sampling"), "card")
+    tool, card = ask_with(browser, everything.url, era, "test_sampling", "Say hi")
     assert card.find_element("css selector", ".sampled").text == "user:\nSay hi"
     card.find_element("css selector", "textarea.reply").send_keys("Hello!")
     card.find_element("css selector", "button.send").click()
