@@ -7,9 +7,11 @@ Routes:
   SSE), replaced by a new one when the App reloads;
 - ``POST /_dev/docs``: what the page received over ``/mcp`` -> the generated docs as HTML
   fragments (:mod:`mcpkit.dev.docs`);
-- ``GET /_dev/events``: an event stream of ``{"type": "loaded", "generation", "summary"}``
-  (sent first, and after each reload) and ``{"type": "failed", "generation", "error":
-  {"file", "line", "message"}}`` when an edit does not load (the last good App serves on).
+- ``GET /_dev/events``: an event stream of ``{"type": "loaded", "server", "generation",
+  "summary"}`` (sent first, and after each reload; ``server`` is new in each process, so a page
+  that outlived a restart of ``mcpkit dev`` reconnects too) and ``{"type": "failed",
+  "generation", "error": {"file", "line", "message"}}`` when an edit does not load (the last
+  good App serves on).
 
 Every route checks ``Host`` (DNS rebinding) and ``Origin`` as the MCP endpoint does.
 """
@@ -20,6 +22,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -77,6 +80,7 @@ class DevServer:
         self._hosts = allowed_hosts
         self.guards = Guards(allowed_origins, allowed_hosts, json_response=False)
         self.mcp = self._endpoint(app)
+        self.server_id = secrets.token_hex(8)
         self.generation = 1
         self.last_event: dict[str, Any] = self._loaded(app)
         self._listeners: set[asyncio.Queue[dict[str, Any] | None]] = set()
@@ -86,7 +90,12 @@ class DevServer:
         return HttpApp(app, MCP_PATH, allowed_origins=self._origins, allowed_hosts=self._hosts)
 
     def _loaded(self, app: App) -> dict[str, Any]:
-        return {"type": "loaded", "generation": self.generation, "summary": app.summary}
+        return {
+            "type": "loaded",
+            "server": self.server_id,
+            "generation": self.generation,
+            "summary": app.summary,
+        }
 
     # ------------------------------------------------------------------ reloading
 

@@ -232,8 +232,9 @@ function events() {
       return;
     }
     $("#banner").hidden = true;
-    const reloaded = state.generation !== null && data.generation !== state.generation;
-    state.generation = data.generation;
+    const generation = `${data.server}/${data.generation}`; // a restarted mcpkit dev is new too
+    const reloaded = state.generation !== null && generation !== state.generation;
+    state.generation = generation;
     if (reloaded) { log("change", `reloaded: ${data.summary}`); refresh(true); }
   };
 }
