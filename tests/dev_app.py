@@ -34,3 +34,19 @@ def echo(
         "ratio": ratio,
         "mode": mode,
     }
+
+
+class Node(BaseModel):
+    name: str
+    parent: Node | None = None
+
+
+@app.tool
+def walk(node: Node) -> str:
+    """Names the node and its parents, up to the root (a recursive schema)."""
+    names = []
+    current: Node | None = node
+    while current is not None:
+        names.append(current.name)
+        current = current.parent
+    return "/".join(names)

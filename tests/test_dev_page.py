@@ -274,6 +274,14 @@ def test_numbers_booleans_lists_objects_and_enums_have_fields(
     }
     assert (failure(tool, "count"), failure(tool, "point.y")) == ("", "")
 
+    walk = section(browser, "tool:walk")  # a recursive schema: fields to a depth, then JSON
+    deepest = "node" + ".parent" * 6
+    assert field(walk, deepest).get_attribute("class") == "json"
+    field(walk, "node.name").send_keys("leaf")
+    field(walk, "node.parent.name").send_keys("root")
+    call(walk)
+    assert text_of(browser, walk, ".answer pre.text") == "leaf/root"
+
 
 NEW_TOOL = '''
 

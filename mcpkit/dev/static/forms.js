@@ -24,8 +24,11 @@ function kind(schema) {
 }
 
 // One editor per schema node: {node, get(): value | undefined, set(value)}.
+const MAX_DEPTH = 6; // deeper (a recursive $ref) is edited as JSON, not built forever
+
 function editor(schema, root, path, required) {
   schema = resolve(schema, root);
+  if (path.split(".").length > MAX_DEPTH) return jsonEditor(schema, root, path);
   const make = { enum: enumEditor, string: textEditor, number: numberEditor, integer: numberEditor,
     boolean: boolEditor, array: arrayEditor, object: objectEditor, json: jsonEditor }[kind(schema)];
   return make(schema, root, path, required);
@@ -85,13 +88,17 @@ function boolEditor(schema, _root, path, required) {
 
 function enumEditorOf(values, labels, path) {
   const select = el("select", { "data-field": path });
-  labels.forEach((label, i) => select.append(el("option", { value: String(i) }, label)));
+  labels.forEach((label, i) => select.append(el("option", { value: i ? String(i) : "" }, label)));
   return {
     node: select,
-    get: () => values[Number(select.value)],
-    set: (v) => { select.value = String(Math.max(0, values.indexOf(v))); },
+    get: () => values[Number(select.value || 0)],
+    set: (v) => { const i = values.indexOf(v); select.value = i > 0 ? String(i) : ""; },
   };
 }
+
+// Whether anything under node was filled in (an optional object left empty is left out).
+const touched = (node) => [...node.querySelectorAll("input, select, textarea")]
+  .some((n) => (n.type === "checkbox" ? n.checked : n.value !== ""));
 
 function arrayEditor(schema, root, path, required) {
   const items = [];
@@ -124,7 +131,7 @@ function objectEditor(schema, root, path, required) {
     get: () => {
       const out = {};
       for (const f of fields) { const v = f.editor.get(); if (v !== undefined) out[f.name] = v; }
-      return Object.keys(out).length || required || !path ? out : undefined;
+      return required || !path || touched(box) ? out : undefined;
     },
     set: (v) => fields.forEach((f) => f.editor.set(v && typeof v === "object" ? v[f.name] : undefined)),
   };
