@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "mcpkit.cli.check",
         "Compile and lint every definition of the App that TARGET names.",
     ),
+    "dev": ("mcpkit.cli.dev", "Serve a live page to try the App that TARGET names."),
     "diff": ("mcpkit.cli.diff", "Compare two files written by `mcpkit docs --format json`."),
     "docs": ("mcpkit.cli.docs", "Document the tools of the App that TARGET names."),
     "install": ("mcpkit.cli.install", "Add the App that TARGET names to CLIENT's MCP servers."),

@@ -12,7 +12,7 @@ from typing import Any
 
 from mcpkit.docgen.model import Cell, Document, Entry, Group, Table, build
 
-__all__ = ["render", "render_document"]
+__all__ = ["entry_html", "intro_html", "render", "render_document"]
 
 _CSS = """
 body { font: 16px/1.5 system-ui, sans-serif; margin: 0 auto; max-width: 60rem; padding: 1rem;
@@ -49,6 +49,16 @@ def render_document(doc: Document) -> str:
     ]
     body = _intro(doc) + _contents(doc) + [line for g in doc.groups for line in _group(g)]
     return "\n".join([*head, *body, "</body>", "</html>"]) + "\n"
+
+
+def intro_html(doc: Document) -> str:
+    """The server's introduction and facts, as an HTML fragment (``mcpkit dev``'s page)."""
+    return "\n".join(_intro(doc))
+
+
+def entry_html(entry: Entry) -> str:
+    """One tool, resource, template or prompt, as an HTML fragment (``mcpkit dev``'s page)."""
+    return "\n".join(_entry(entry))
 
 
 def _intro(doc: Document) -> list[str]:
