@@ -76,3 +76,12 @@ def test_set_up_is_two_commands_matching_ci() -> None:
     assert f'/bin/pip" install {install.group(1)}' in ci
     assert test.endswith(".venv/bin/python -m pytest")
     assert "run -m pytest" in ci  # the same command, under coverage
+
+
+def test_set_up_ends_with_the_dev_page_as_the_next_thing_to_try() -> None:
+    set_up = README.split("## Set-up", 1)[1].split("\n## ", 1)[0]
+    assert blocks("console")[0] == "$ .venv/bin/mcpkit dev examples/build_app.py:app\n"
+    assert set_up.rstrip().endswith(
+        "![mcpkit dev on the seed's build-app](docs/images/dev-page.png)"
+    )
+    assert (ROOT / "docs" / "images" / "dev-page.png").is_file()
