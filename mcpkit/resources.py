@@ -16,7 +16,7 @@ blob), a model / dict / list (JSON text), :class:`Contents` or a list of those.
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cached_property
 from typing import Any
 
@@ -34,7 +34,14 @@ from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.schema import arguments_schema
 
-__all__ = ["Contents", "Resource", "ResourceOptions", "ResourceTemplate", "template_variables"]
+__all__ = [
+    "Contents",
+    "Resource",
+    "ResourceOptions",
+    "ResourceTemplate",
+    "readers",
+    "template_variables",
+]
 
 
 @frozen
@@ -252,3 +259,17 @@ class ResourceTemplate(_Readable):
 
 def template_variables(uri_template: str) -> tuple[str, ...]:
     return tuple(name for _, name in VARIABLE.findall(uri_template))
+
+
+def readers(
+    resources: Mapping[str, Resource], templates: Mapping[str, ResourceTemplate], uri: str
+) -> Iterator[tuple[Resource | ResourceTemplate, dict[str, str] | None]]:
+    """What may serve ``uri``, in the order a read tries it: the resource of that URI, then
+    every template matching it (with its variables' values), in registration order."""
+    resource = resources.get(uri)
+    if resource is not None:
+        yield resource, None
+    for template in templates.values():
+        values = template.match(uri)
+        if values is not None:
+            yield template, values

@@ -29,6 +29,7 @@ from mcpkit.protocol.connection import discard
 from mcpkit.protocol.incoming import Incoming
 from mcpkit.protocol.jsonrpc import Request
 from mcpkit.protocol.request import RequestContext, handshake_context, stateless_context
+from mcpkit.resources import readers
 
 __all__ = ["hidden_uri", "listed", "scopes_of", "step_up", "usable"]
 
@@ -120,8 +121,7 @@ def _targets(app: App, method: str, params: dict[str, Any]) -> list[Any]:
     elif method == "ref/resource":
         found = [app.resource_templates.get(key)]
     elif method == "resources/read":
-        templates = app.resource_templates.values()
-        found = [app.resources.get(key), *(t for t in templates if t.match(key) is not None)]
+        found = [item for item, _ in readers(app.resources, app.resource_templates, key)]
     return [definition for definition in found if definition is not None]
 
 

@@ -17,7 +17,7 @@ from mcpkit.protocol.methods.pagination import listing
 from mcpkit.protocol.methods.params import string_param
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
 from mcpkit.protocol.request import RequestContext
-from mcpkit.resources import Resource, ResourceTemplate
+from mcpkit.resources import Resource, ResourceTemplate, readers
 
 __all__ = ["METHODS", "read_uri"]
 
@@ -66,13 +66,13 @@ async def _read_uri(
 ) -> tuple[Resource | ResourceTemplate, list[dict[str, Any]]]:
     """A hidden resource or template is passed over, as if it were not there."""
     app = runtime.app
-    resource = app.resources.get(uri)
-    if resource is not None and usable(resource, ctx, app):
-        return resource, await resource.read(Context(ctx), runtime.workers)
-    for template in app.resource_templates.values():
-        values = template.match(uri)
-        if values is not None and usable(template, ctx, app):
-            return template, await template.read(uri, values, Context(ctx), runtime.workers)
+    for definition, values in readers(app.resources, app.resource_templates, uri):
+        if not usable(definition, ctx, app):
+            continue
+        if isinstance(definition, Resource):
+            return definition, await definition.read(Context(ctx), runtime.workers)
+        assert values is not None  # a template that matched
+        return definition, await definition.read(uri, values, Context(ctx), runtime.workers)
     raise ResourceNotFound(data={"uri": uri})
 
 
