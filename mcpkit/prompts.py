@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 from typing_extensions import Unpack
 
 from mcpkit._availability import AccessOptions, check_access
