@@ -15,7 +15,7 @@ import typing_extensions
 
 from mcpkit._param_headers import Header
 
-__all__ = ["admits_none", "fast_schema", "flag_values", "has_typeddict"]
+__all__ = ["admits_none", "distinct_names", "fast_schema", "flag_values", "typeddicts"]
 
 _PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
@@ -26,7 +26,7 @@ def fast_schema(tp: Any) -> dict[str, Any] | None:
     Covers ``str``, ``int``, ``float``, ``bool``, Enums of strings or integers, Literals of two
     or more strings, integers or booleans, ``Optional``, ``list[T]``, ``dict[str, T]``,
     ``Annotated`` with only descriptions or :class:`Header`, and plain TypedDicts of these
-    (no docstring, no nested TypedDict, no ``Annotated`` field); anything else returns ``None`` and
+    (no docstring, not recursive, no ``Annotated`` field); anything else returns ``None`` and
     goes through pydantic. A property test holds it equal to pydantic's post-processed output.
     """
     if tp in _PRIMITIVES:
@@ -72,19 +72,20 @@ _QUALIFIERS = (
 
 def _fast_typeddict(cls: Any) -> dict[str, Any] | None:
     """An object schema of a TypedDict's fields; ``None`` for anything pydantic might publish
-    differently (a docstring, a config, generics, nested TypedDicts, ``Annotated`` fields)."""
+    differently (a docstring, a config, generics, ``Annotated`` fields, a TypedDict that reaches
+    itself, two TypedDicts of one name)."""
     if cls.__doc__ or hasattr(cls, "__pydantic_config__") or getattr(cls, "__parameters__", ()):
         return None
-    try:
-        hints = typing_extensions.get_type_hints(cls, include_extras=True)
-    except Exception:  # an unresolved forward reference: pydantic says what is wrong
+    reached = typeddicts(cls)
+    if reached is None or not distinct_names(reached):
+        return None
+    hints = _hints(cls)
+    if hints is None:
         return None
     properties: dict[str, Any] = {}
     for name, hint in hints.items():
         field = _unqualified(hint)
-        if _nests_a_definition(field):
-            return None
-        prop = fast_schema(field)
+        prop = None if _has_annotated(field) else fast_schema(field)
         if prop is None:
             return None
         properties[name] = prop
@@ -93,6 +94,14 @@ def _fast_typeddict(cls: Any) -> dict[str, Any] | None:
     if required:
         schema["required"] = required
     return schema
+
+
+def _hints(cls: Any) -> dict[str, Any] | None:
+    try:
+        hints: dict[str, Any] = typing_extensions.get_type_hints(cls, include_extras=True)
+    except Exception:  # an unresolved forward reference: pydantic says what is wrong
+        return None
+    return hints
 
 
 def _required(cls: Any, name: str, hint: Any) -> bool:
@@ -112,22 +121,35 @@ def _unqualified(hint: Any) -> Any:
     return hint
 
 
-def has_typeddict(tp: Any) -> bool:
-    """A TypedDict anywhere inside ``tp``. As a parameter it is left to pydantic: the strict
-    arguments container (``extra="forbid"``) passes its config on to such TypedDicts, which then
-    publish ``additionalProperties: false``."""
+def typeddicts(tp: Any, path: tuple[Any, ...] = ()) -> set[Any] | None:
+    """Every TypedDict ``tp`` reaches (through its arguments and fields); ``None`` when one
+    reaches itself (pydantic keeps a recursive one in ``$defs``). As a parameter such schemas
+    are closed: see :func:`mcpkit.schema.arguments_schema`."""
+    found: set[Any] = set()
+    inner: list[Any] = list(typing_extensions.get_args(tp))
     if typing_extensions.is_typeddict(tp):
-        return True
-    return any(has_typeddict(arg) for arg in typing_extensions.get_args(tp))
+        if tp in path:
+            return None
+        found.add(tp)
+        path = (*path, tp)
+        inner = list((_hints(tp) or {}).values())
+    for arg in inner:
+        more = typeddicts(arg, path)
+        if more is None:
+            return None
+        found |= more
+    return found
 
 
-def _nests_a_definition(tp: Any) -> bool:
-    """A TypedDict or an ``Annotated`` anywhere inside ``tp`` (left to pydantic)."""
-    if typing_extensions.is_typeddict(tp):
-        return True
+def distinct_names(classes: set[Any]) -> bool:
+    """No two of ``classes`` share a name (pydantic would keep their titles to tell them apart)."""
+    return len({cls.__name__ for cls in classes}) == len(classes)
+
+
+def _has_annotated(tp: Any) -> bool:
     if typing_extensions.get_origin(tp) is typing_extensions.Annotated:
         return True
-    return any(_nests_a_definition(arg) for arg in typing_extensions.get_args(tp))
+    return any(_has_annotated(arg) for arg in typing_extensions.get_args(tp))
 
 
 def _fast_enum_values(values: list[Any]) -> dict[str, Any] | None:

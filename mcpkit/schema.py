@@ -28,9 +28,9 @@ import typing_extensions
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from mcpkit._elicitation import elicitation_schema
-from mcpkit._fast_schema import admits_none, fast_schema, has_typeddict
+from mcpkit._fast_schema import admits_none, distinct_names, fast_schema, typeddicts
 from mcpkit._frozen import frozen
-from mcpkit._jsonschema import clean_schema, subschemas, without_null
+from mcpkit._jsonschema import clean_schema, map_subschemas, subschemas, without_null
 from mcpkit._param_headers import Header, mirror_headers
 from mcpkit._pydantic_loaded import is_field_info
 
@@ -151,18 +151,33 @@ def _field_type(param: Param) -> Any:
 def _fast_arguments(params: Sequence[Param]) -> dict[str, Any] | None:
     """The object schema of parameters that all have a fast schema, else ``None``."""
     properties: dict[str, Any] = {}
+    reached: set[Any] = set()  # pydantic keeps the titles of TypedDicts that share a name
     for param in params:
-        if has_typeddict(param.annotation):
-            return None
         prop = fast_schema(_accepting_null(param.annotation, param))
-        if prop is None:
+        inside = typeddicts(param.annotation)
+        if prop is None or inside is None:
             return None
-        properties[param.name] = prop
+        reached |= inside
+        properties[param.name] = _closed(prop) if inside else prop
+    if not distinct_names(reached):
+        return None
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     required = [p.name for p in params if p.required]
     if required:
         schema["required"] = required
     return schema
+
+
+def _closed(schema: Any) -> Any:
+    """A fast schema as a parameter publishes it: the strict container's ``extra="forbid"``
+    reaches every TypedDict inside (the subschemas with ``properties``), which then carry
+    ``additionalProperties: false`` right after their ``type``, as pydantic writes it."""
+    if not isinstance(schema, dict):
+        return schema
+    out = map_subschemas(schema, _closed)
+    if "properties" in out:
+        out = {"type": out.pop("type"), "additionalProperties": False, **out}
+    return out
 
 
 def _accepting_null(tp: Any, param: Param) -> Any:
