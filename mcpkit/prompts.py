@@ -117,6 +117,11 @@ class Prompt(Definition):
     def compile(self) -> None:
         _ = self.definition
 
+    def prepare(self) -> None:
+        """Compile, then build the arguments validator a first ``prompts/get`` would build."""
+        self.compile()
+        _ = self._schema.adapter
+
     @cached_property
     def definition(self) -> dict[str, Any]:
         """The ``Prompt`` object as ``prompts/list`` publishes it."""

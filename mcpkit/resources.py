@@ -222,6 +222,11 @@ class ResourceTemplate(_Readable):
     def compile(self) -> None:
         _ = self._adapter
 
+    def prepare(self) -> None:
+        """Compile, then build the variables' validator a first read would build."""
+        self.compile()
+        _ = self._adapter.adapter
+
     @property
     def definition(self) -> dict[str, Any]:
         return {"uriTemplate": self.uri_template, **self._common()}

@@ -9,6 +9,8 @@ after the first answer past the handshake): a module once imported stays in ``sy
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from test_stdio import EXAMPLE, Server
 
 WARMING = b"warming up 2 definitions' validators (pydantic "
@@ -42,5 +44,51 @@ def test_initialize_and_tools_list_do_not_import_pydantic_and_a_call_still_works
             b'"{\\"exit_code\\":0,\\"output\\":\\"app-release-arm64.pkg\\"}"}],'
             b'"structuredContent":{"exit_code":0,"output":"app-release-arm64.pkg"},"isError":false}}\n'
         )
+    finally:
+        server.stop()
+
+
+APP = """
+from mcpkit import App
+
+app = App("warm", version="1.0.0")
+
+
+@app.tool
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+@app.prompt
+def greet(name: str) -> str:
+    return f"Hello {name}"
+
+
+@app.resource("notes://{topic}")
+def note(topic: str) -> str:
+    return f"about {topic}"
+"""
+
+
+def test_the_warm_up_builds_every_kind_of_definition_without_a_failure(tmp_path: Path) -> None:
+    (tmp_path / "warm.py").write_text(APP, encoding="utf-8")
+    server = Server("warm.py:app", "--log-level", "debug", cwd=tmp_path)
+    try:
+        server.initialize("2025-11-25")
+        server.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        said = b"".join(server.stderr_until(b"warm-up done"))
+        assert WARMING.replace(b"2", b"3") + b"not loaded yet)" in said
+        assert b"not built in advance" not in said
+        answer = server.request(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "prompts/get",
+                "params": {"name": "greet", "arguments": {"name": "Ada"}},
+            }
+        )
+        assert answer["result"]["messages"] == [
+            {"role": "user", "content": {"type": "text", "text": "Hello Ada"}}
+        ]
     finally:
         server.stop()

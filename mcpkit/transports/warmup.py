@@ -62,6 +62,7 @@ def warm_up(loop: asyncio.AbstractEventLoop, app: App) -> None:
 
     def step() -> None:
         if not pending:
+            logger.debug("warm-up done")
             return
         definition = pending.popleft()
         try:
