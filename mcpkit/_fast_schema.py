@@ -63,11 +63,7 @@ def _fast_enum(cls: type[enum.Enum]) -> dict[str, Any] | None:
     return schema
 
 
-_QUALIFIERS = (
-    typing_extensions.Required,
-    typing_extensions.NotRequired,
-    typing_extensions.ReadOnly,
-)
+_QUALIFIERS = (typing_extensions.Required, typing_extensions.NotRequired)  # ReadOnly: pydantic's
 
 
 def _fast_typeddict(cls: Any) -> dict[str, Any] | None:
@@ -110,8 +106,6 @@ def _required(cls: Any, name: str, hint: Any) -> bool:
     origin = typing_extensions.get_origin(hint)
     if origin in (typing_extensions.Required, typing_extensions.NotRequired):
         return origin is typing_extensions.Required
-    if origin is typing_extensions.ReadOnly:
-        return _required(cls, name, typing_extensions.get_args(hint)[0])
     return name in cls.__required_keys__
 
 
