@@ -15,8 +15,7 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
-from pydantic import ValidationError
-from pydantic_core import to_json
+from pydantic_core import ValidationError, to_json
 
 from mcpkit._jsonschema import mentions, union_members
 from mcpkit._recheck import KEYWORDS, first_violation
@@ -41,6 +40,10 @@ class ArgumentValidator:
     def _validator(self) -> Any:
         """The adapter's core validator, called directly: one Python frame less per call."""
         return self._arguments.adapter.validator
+
+    def prepare(self) -> None:
+        """Build the validator now (importing pydantic) instead of on the first call."""
+        _ = self._validator
 
     @cached_property
     def _decodable(self) -> frozenset[str]:

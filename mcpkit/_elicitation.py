@@ -9,12 +9,10 @@ from typing import Any
 import typing_extensions
 
 from mcpkit._jsonschema import clean_schema
-from mcpkit._pydantic import adapter, raw_schema
-from mcpkit._pydantic_compat import compatible_type
 from mcpkit.exceptions import ClientCapabilityError, DefinitionError
 from mcpkit.protocol.versions import elicitation_modes
 
-__all__ = ["elicitation_schema", "require_mode"]
+__all__ = ["accepted_content", "elicitation_schema", "require_mode"]
 
 
 def require_mode(capabilities: dict[str, Any], version: str, mode: str) -> None:
@@ -43,8 +41,10 @@ def elicitation_schema(form: Any, *, version: str, where: str = "elicitation") -
     ``{const, title}`` from 2025-11-25; Literals stay plain ``enum``. Defaults are kept on
     booleans only for 2025-06-18 and on every primitive from 2025-11-25.
     """
+    from mcpkit._pydantic import adapter, raw_schema  # pydantic loads for the first form
+
     modern = elicitation_modes(version)
-    built = adapter(compatible_type(form), where=where, what="its form")
+    built = adapter(form, where=where, what="its form")
     schema = clean_schema(raw_schema(built, "validation", where=where), strip_optional=True)
     types = _field_types(form)
     properties = {
@@ -55,6 +55,14 @@ def elicitation_schema(form: Any, *, version: str, where: str = "elicitation") -
     if schema.get("required"):
         out["required"] = schema["required"]
     return out
+
+
+def accepted_content(form: Any, content: Any) -> Any:
+    """The content a client accepted, validated as ``form`` (pydantic's ``ValidationError``
+    when it does not fit)."""
+    from mcpkit._pydantic import adapter  # the form's schema loaded pydantic already
+
+    return adapter(form, where="elicitation", what="its form").validate_python(content)
 
 
 def _field_types(form: Any) -> dict[str, Any]:

@@ -14,9 +14,8 @@ from typing import Any, Union
 import typing_extensions
 
 from mcpkit._param_headers import Header
-from mcpkit._pydantic import flag_values
 
-__all__ = ["admits_none", "fast_schema"]
+__all__ = ["admits_none", "distinct_names", "fast_schema", "flag_values", "typeddicts"]
 
 _PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
@@ -25,14 +24,17 @@ def fast_schema(tp: Any) -> dict[str, Any] | None:
     """The published schema of a common simple type, computed without pydantic.
 
     Covers ``str``, ``int``, ``float``, ``bool``, Enums of strings or integers, Literals of two
-    or more strings, integers or booleans, ``Optional``, ``list[T]``, ``dict[str, T]`` and
-    ``Annotated`` with only descriptions or :class:`Header`; anything else returns ``None`` and
+    or more strings, integers or booleans, ``Optional``, ``list[T]``, ``dict[str, T]``,
+    ``Annotated`` with only descriptions or :class:`Header`, and plain TypedDicts of these
+    (no docstring, not recursive, no ``Annotated`` field); anything else returns ``None`` and
     goes through pydantic. A property test holds it equal to pydantic's post-processed output.
     """
     if tp in _PRIMITIVES:
         return {"type": _PRIMITIVES[tp]}
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return _fast_enum(tp)
+    if typing_extensions.is_typeddict(tp):
+        return _fast_typeddict(tp)
     origin, args = typing_extensions.get_origin(tp), typing_extensions.get_args(tp)
     if origin is typing_extensions.Literal:
         return _fast_enum_values(list(args))
@@ -59,6 +61,89 @@ def _fast_enum(cls: type[enum.Enum]) -> dict[str, Any] | None:
     if schema is not None and doc and doc != "An enumeration.":  # 3.10's default docstring
         schema["description"] = inspect.cleandoc(doc)
     return schema
+
+
+_QUALIFIERS = (typing_extensions.Required, typing_extensions.NotRequired)  # ReadOnly: pydantic's
+
+
+def _fast_typeddict(cls: Any) -> dict[str, Any] | None:
+    """An object schema of a TypedDict's fields; ``None`` for anything pydantic might publish
+    differently (a docstring, a config, generics, ``Annotated`` fields, a TypedDict that reaches
+    itself, two TypedDicts of one name)."""
+    if cls.__doc__ or hasattr(cls, "__pydantic_config__") or getattr(cls, "__parameters__", ()):
+        return None
+    reached = typeddicts(cls)
+    if reached is None or not distinct_names(reached):
+        return None
+    hints = _hints(cls)
+    if hints is None:
+        return None
+    properties: dict[str, Any] = {}
+    for name, hint in hints.items():
+        field = _unqualified(hint)
+        prop = None if _has_annotated(field) else fast_schema(field)
+        if prop is None:
+            return None
+        properties[name] = prop
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    required = [name for name, hint in hints.items() if _required(cls, name, hint)]
+    if required:
+        schema["required"] = required
+    return schema
+
+
+def _hints(cls: Any) -> dict[str, Any] | None:
+    try:
+        hints: dict[str, Any] = typing_extensions.get_type_hints(cls, include_extras=True)
+    except Exception:  # an unresolved forward reference: pydantic says what is wrong
+        return None
+    return hints
+
+
+def _required(cls: Any, name: str, hint: Any) -> bool:
+    """``Required``/``NotRequired`` on the resolved hint decide (a string annotation hides them
+    from ``__required_keys__``); else the totality of the class that declared the key."""
+    origin = typing_extensions.get_origin(hint)
+    if origin in (typing_extensions.Required, typing_extensions.NotRequired):
+        return origin is typing_extensions.Required
+    return name in cls.__required_keys__
+
+
+def _unqualified(hint: Any) -> Any:
+    while typing_extensions.get_origin(hint) in _QUALIFIERS:
+        hint = typing_extensions.get_args(hint)[0]
+    return hint
+
+
+def typeddicts(tp: Any, path: tuple[Any, ...] = ()) -> set[Any] | None:
+    """Every TypedDict ``tp`` reaches (through its arguments and fields); ``None`` when one
+    reaches itself (pydantic keeps a recursive one in ``$defs``). As a parameter such schemas
+    are closed: see :func:`mcpkit.schema.arguments_schema`."""
+    found: set[Any] = set()
+    inner: list[Any] = list(typing_extensions.get_args(tp))
+    if typing_extensions.is_typeddict(tp):
+        if tp in path:
+            return None
+        found.add(tp)
+        path = (*path, tp)
+        inner = list((_hints(tp) or {}).values())
+    for arg in inner:
+        more = typeddicts(arg, path)
+        if more is None:
+            return None
+        found |= more
+    return found
+
+
+def distinct_names(classes: set[Any]) -> bool:
+    """No two of ``classes`` share a name (pydantic would keep their titles to tell them apart)."""
+    return len({cls.__name__ for cls in classes}) == len(classes)
+
+
+def _has_annotated(tp: Any) -> bool:
+    if typing_extensions.get_origin(tp) is typing_extensions.Annotated:
+        return True
+    return any(_has_annotated(arg) for arg in typing_extensions.get_args(tp))
 
 
 def _fast_enum_values(values: list[Any]) -> dict[str, Any] | None:
@@ -90,3 +175,28 @@ def _union_args(tp: Any) -> tuple[Any, ...]:
     if origin is Union or origin is types.UnionType:
         return typing_extensions.get_args(tp)
     return ()
+
+
+_MAX_FLAG_BITS = 8
+"""A Flag with up to this many bits publishes every combination as its ``enum``."""
+
+
+def flag_values(cls: type[enum.Flag]) -> dict[str, Any]:
+    """The integers a Flag parameter takes: its members and every combination of them.
+
+    Up to :data:`_MAX_FLAG_BITS` bits that is an ``enum`` of all combinations (``0``, no flag,
+    included), checked on every call; past it, the range ``0``..all bits.
+    """
+    values = [int(member.value) for member in cls.__members__.values()]
+    if any(value < 0 for value in values):  # e.g. ALL = -1: no bit pattern to enumerate
+        return {"type": "integer", "enum": sorted(set(values))}
+    mask = 0
+    for value in values:
+        mask |= value
+    bits = [1 << i for i in range(mask.bit_length()) if mask >> i & 1]
+    if len(bits) > _MAX_FLAG_BITS:
+        return {"type": "integer", "minimum": 0, "maximum": mask}
+    combinations = [0]
+    for bit in bits:
+        combinations += [value | bit for value in combinations]
+    return {"type": "integer", "enum": sorted(combinations)}

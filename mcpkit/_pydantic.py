@@ -16,10 +16,11 @@ from pydantic import PydanticSchemaGenerationError, TypeAdapter
 from pydantic.errors import PydanticUserError
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode
 
+from mcpkit._fast_schema import flag_values
 from mcpkit._pydantic_compat import compatible_type
 from mcpkit.exceptions import DefinitionError
 
-__all__ = ["BUILD_ERRORS", "NoTitles", "adapter", "cannot", "culprit", "flag_values", "raw_schema"]
+__all__ = ["BUILD_ERRORS", "NoTitles", "adapter", "cannot", "culprit", "raw_schema"]
 
 BUILD_ERRORS = (PydanticSchemaGenerationError, PydanticUserError, TypeError, NameError)
 """What pydantic raises for a type it cannot build a validator or schema for."""
@@ -37,31 +38,6 @@ class NoTitles(GenerateJsonSchema):
             del result["enum"]
             result.update(flag_values(schema["cls"]))
         return result
-
-
-_MAX_FLAG_BITS = 8
-"""A Flag with up to this many bits publishes every combination as its ``enum``."""
-
-
-def flag_values(cls: type[enum.Flag]) -> dict[str, Any]:
-    """The integers a Flag parameter takes: its members and every combination of them.
-
-    Up to :data:`_MAX_FLAG_BITS` bits that is an ``enum`` of all combinations (``0``, no flag,
-    included), checked on every call; past it, the range ``0``..all bits.
-    """
-    values = [int(member.value) for member in cls.__members__.values()]
-    if any(value < 0 for value in values):  # e.g. ALL = -1: no bit pattern to enumerate
-        return {"type": "integer", "enum": sorted(set(values))}
-    mask = 0
-    for value in values:
-        mask |= value
-    bits = [1 << i for i in range(mask.bit_length()) if mask >> i & 1]
-    if len(bits) > _MAX_FLAG_BITS:
-        return {"type": "integer", "minimum": 0, "maximum": mask}
-    combinations = [0]
-    for bit in bits:
-        combinations += [value | bit for value in combinations]
-    return {"type": "integer", "enum": sorted(combinations)}
 
 
 def adapter(

@@ -238,6 +238,11 @@ class Definition:
     def compile(self) -> None:
         raise NotImplementedError
 
+    def prepare(self) -> None:
+        """Compile, and build what a first call would otherwise build (validators): the
+        transports do it while the server waits for its first call."""
+        self.compile()
+
     def off_upstream(self) -> bool:
         """Whether it is disabled before it reaches this app (a definition of an included app
         disabled there)."""

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import ValidationError
-from pydantic_core import ErrorDetails, to_json
+from pydantic_core import ErrorDetails, ValidationError, to_json
 
 from mcpkit._jsonschema import branches, deref, step, union_members
 

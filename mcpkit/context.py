@@ -18,9 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Literal, Protocol
 
-from pydantic import TypeAdapter
-
-from mcpkit._elicitation import require_mode
+from mcpkit._elicitation import accepted_content, require_mode
 from mcpkit._frozen import frozen
 from mcpkit.exceptions import ClientCapabilityError
 from mcpkit.protocol.versions import elicitation_modes, url_elicitation_ids
@@ -283,7 +281,7 @@ class Context:
             return ElicitResult("cancel")
         content = answer.get("content") or {}
         if not isinstance(schema, dict):
-            content = TypeAdapter(schema).validate_python(content)
+            content = accepted_content(schema, content)
         return ElicitResult("accept", content)
 
     def elicitation_id(self, name: str = "url") -> str:

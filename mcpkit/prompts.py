@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 from typing_extensions import Unpack
 
 from mcpkit._availability import AccessOptions, check_access
@@ -116,6 +116,11 @@ class Prompt(Definition):
 
     def compile(self) -> None:
         _ = self.definition
+
+    def prepare(self) -> None:
+        """Compile, then build the arguments validator a first ``prompts/get`` would build."""
+        self.compile()
+        _ = self._schema.adapter
 
     @cached_property
     def definition(self) -> dict[str, Any]:

@@ -20,12 +20,12 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import cached_property
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-from pydantic_core import to_json
+from pydantic_core import ValidationError, to_json
 from typing_extensions import Unpack
 
 from mcpkit._availability import AccessOptions, CacheScope, check_access, check_hint
 from mcpkit._frozen import frozen
+from mcpkit._pydantic_loaded import is_model
 from mcpkit._signatures import Definition, check_options, declared_context
 from mcpkit._uritemplate import VARIABLE, UriTemplate
 from mcpkit._validation_errors import error_detail
@@ -83,7 +83,7 @@ def contents_of(value: Any, uri: str, mime_type: str | None) -> list[dict[str, A
     if isinstance(value, (bytes, bytearray)):
         blob = Contents(blob=bytes(value))
         return [blob.to_wire(uri, mime_type or "application/octet-stream")]
-    if isinstance(value, BaseModel):
+    if is_model(value):
         value = value.model_dump(mode="json")
     text = to_json(value, fallback=str).decode()
     return [Contents(text=text).to_wire(uri, mime_type or "application/json")]
@@ -228,6 +228,11 @@ class ResourceTemplate(_Readable):
 
     def compile(self) -> None:
         _ = self._adapter
+
+    def prepare(self) -> None:
+        """Compile, then build the variables' validator a first read would build."""
+        self.compile()
+        _ = self._adapter.adapter
 
     @property
     def definition(self) -> dict[str, Any]:

@@ -22,20 +22,20 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typing_extensions
-from pydantic import ConfigDict, TypeAdapter
-from pydantic.fields import FieldInfo
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from mcpkit._elicitation import elicitation_schema
-from mcpkit._fast_schema import admits_none, fast_schema
+from mcpkit._fast_schema import admits_none, distinct_names, fast_schema, typeddicts
 from mcpkit._frozen import frozen
-from mcpkit._jsonschema import clean_schema, subschemas, without_null
+from mcpkit._jsonschema import clean_schema, map_subschemas, subschemas, without_null
 from mcpkit._param_headers import Header, mirror_headers
-from mcpkit._pydantic import BUILD_ERRORS, adapter, cannot, culprit, raw_schema
-from mcpkit._pydantic_compat import compatible_type
+from mcpkit._pydantic_loaded import is_field_info
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 __all__ = [
     "ArgumentsSchema",
@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 EMPTY = inspect.Parameter.empty
-_STRICT_ARGS = ConfigDict(extra="forbid")
+_STRICT_ARGS = {"extra": "forbid"}  # a pydantic ConfigDict
 
 
 @frozen
@@ -118,6 +118,8 @@ def arguments_schema(params: Sequence[Param], *, where: str) -> ArgumentsSchema:
     if fast is not None:
         _finish_properties(fast, params, where)
         return ArgumentsSchema(fast, lambda: _arguments_adapter(params, where))
+    from mcpkit._pydantic import raw_schema  # pydantic loads when a type needs it
+
     built = _arguments_adapter(params, where)
     raw = raw_schema(built, "validation", where=where)
     schema = clean_schema(raw, strip_optional=True)
@@ -127,6 +129,8 @@ def arguments_schema(params: Sequence[Param], *, where: str) -> ArgumentsSchema:
 
 def _arguments_adapter(params: Sequence[Param], where: str) -> TypeAdapter[Any]:
     """A strict ``TypedDict`` of the parameters (unknown keys rejected), as an adapter."""
+    from mcpkit._pydantic import BUILD_ERRORS, adapter, cannot, culprit  # loads pydantic
+
     try:
         fields = {p.name: _field_type(p) for p in params}
     except BUILD_ERRORS as exc:  # a stdlib TypedDict rebuilt on < 3.12 has a bad annotation
@@ -137,6 +141,8 @@ def _arguments_adapter(params: Sequence[Param], where: str) -> TypeAdapter[Any]:
 
 
 def _field_type(param: Param) -> Any:
+    from mcpkit._pydantic_compat import compatible_type  # loads pydantic
+
     tp = _accepting_null(compatible_type(param.annotation), param)
     wrapper = typing_extensions.Required if param.required else typing_extensions.NotRequired
     return wrapper[tp]
@@ -145,16 +151,33 @@ def _field_type(param: Param) -> Any:
 def _fast_arguments(params: Sequence[Param]) -> dict[str, Any] | None:
     """The object schema of parameters that all have a fast schema, else ``None``."""
     properties: dict[str, Any] = {}
+    reached: set[Any] = set()  # pydantic keeps the titles of TypedDicts that share a name
     for param in params:
         prop = fast_schema(_accepting_null(param.annotation, param))
-        if prop is None:
+        inside = typeddicts(param.annotation)
+        if prop is None or inside is None:
             return None
-        properties[param.name] = prop
+        reached |= inside
+        properties[param.name] = _closed(prop) if inside else prop
+    if not distinct_names(reached):
+        return None
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     required = [p.name for p in params if p.required]
     if required:
         schema["required"] = required
     return schema
+
+
+def _closed(schema: Any) -> Any:
+    """A fast schema as a parameter publishes it: the strict container's ``extra="forbid"``
+    reaches every TypedDict inside (the subschemas with ``properties``), which then carry
+    ``additionalProperties: false`` right after their ``type``, as pydantic writes it."""
+    if not isinstance(schema, dict):
+        return schema
+    out = map_subschemas(schema, _closed)
+    if "properties" in out:
+        out = {"type": out.pop("type"), "additionalProperties": False, **out}
+    return out
 
 
 def _accepting_null(tp: Any, param: Param) -> Any:
@@ -191,7 +214,7 @@ def _explicit_description(annotation: Any) -> str | None:
     if typing_extensions.get_origin(annotation) is not typing_extensions.Annotated:
         return None
     for meta in reversed(annotation.__metadata__):
-        if isinstance(meta, FieldInfo) and meta.description:
+        if is_field_info(meta) and meta.description:
             return meta.description
         if isinstance(meta, str):
             return meta
@@ -219,10 +242,14 @@ def return_schema(annotation: Any, *, where: str, force: bool | None = None) -> 
         return ReturnSchema(None, None, wrapped=False)
 
     def build() -> TypeAdapter[Any]:
+        from mcpkit._pydantic import adapter  # pydantic loads on the first validation
+
         return adapter(annotation, where=where, what="its return type")
 
     schema = fast_schema(annotation)
     if schema is None:
+        from mcpkit._pydantic import raw_schema
+
         built = build()
         schema = clean_schema(raw_schema(built, "serialization", where=where))
 

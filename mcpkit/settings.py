@@ -24,17 +24,20 @@ import re
 import sys
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typing_extensions
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import ValidationError
 from typing_extensions import TypedDict
 
 from mcpkit._envfile import EnvFileError, read_env_file
 from mcpkit._frozen import frozen
-from mcpkit._pydantic import adapter, raw_schema
+from mcpkit._pydantic_loaded import is_model_class
 from mcpkit.exceptions import DefinitionError, SettingsError
 from mcpkit.schema import clean_schema
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 __all__ = ["Setting", "SettingsSources", "SettingsSpec", "default_prefix", "override_settings"]
 
@@ -105,11 +108,15 @@ class SettingsSpec:
 
     @cached_property
     def _adapter(self) -> TypeAdapter[Any]:
+        from mcpkit._pydantic import adapter  # settings are validated by pydantic
+
         return adapter(self.cls, where=f"settings {self.cls.__name__}", what="its fields")
 
     @cached_property
     def fields(self) -> tuple[Setting, ...]:
         """Every setting, in the class's field order."""
+        from mcpkit._pydantic import raw_schema
+
         where = f"settings {self.cls.__name__}"
         schema = clean_schema(raw_schema(self._adapter, "validation", where=where))
         required = set(schema.get("required", ()))
@@ -281,5 +288,5 @@ def _about(setting: Setting) -> str:
 def _is_settings_class(cls: Any) -> bool:
     if not isinstance(cls, type):
         return False
-    is_model = issubclass(cls, BaseModel)
+    is_model = is_model_class(cls)
     return is_model or dataclasses.is_dataclass(cls) or typing_extensions.is_typeddict(cls)

@@ -28,7 +28,7 @@ from mcpkit.content import Content
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError
 from mcpkit.results import ToolResult, structured_result, tool_result, unstructured_result
-from mcpkit.schema import EMPTY, Param, arguments_schema, return_schema
+from mcpkit.schema import EMPTY, Param, ReturnSchema, arguments_schema, return_schema
 
 __all__ = ["TOOL_NAME", "TaskSupport", "Tool", "ToolAnnotations", "ToolOptions", "is_seconds"]
 
@@ -185,6 +185,15 @@ class Tool(Definition):
     def compile(self) -> None:
         """Build schemas and validators now (raises :class:`DefinitionError` if impossible)."""
         _ = self._compiled
+
+    def prepare(self) -> None:
+        """Compile, then build the argument validator and the output adapter a first call
+        would build (explicit schemas have nothing more to build)."""
+        compiled = self._compiled
+        if isinstance(compiled.validate, ArgumentValidator):
+            compiled.validate.prepare()
+        if isinstance(compiled.output, ReturnSchema):
+            _ = compiled.output.adapter
 
     @property
     def definition(self) -> dict[str, Any]:

@@ -56,6 +56,9 @@ FORBIDDEN_ON_IMPORT = (
     "mcpkit.cli",
     "mcpkit.transports.http",
     "mcpkit.transports.stdio",
+    "pydantic",  # pydantic_core (the JSON codec) may load; pydantic waits for the first need
+    "mcpkit._pydantic",
+    "mcpkit._pydantic_compat",
 )
 # The highest layer `import mcpkit` may load.
 IMPORT_LAYER_CEILING = 3

@@ -1,9 +1,14 @@
 """The tools every benchmarked server exposes, as plain typed functions (no SDK imported).
 
 ``tool_functions(count)``: for ``count <= 4`` the small set (``add``, ``add_async``, ``describe``
-with an Enum, a Literal, an optional value and a nested model, ``stats`` returning a dict);
+with an Enum, a Literal, an optional value and a nested TypedDict, ``stats`` returning a dict);
 otherwise ``count`` generated tools with a mix of int/str/Enum/Optional/Literal parameters.
-Each server (mcpkit, the floor, later the peers of issue 8) registers these same functions.
+Each server (mcpkit, the floor, the peers) registers these same functions.
+
+The nested structure is a TypedDict, not a pydantic model, so that importing this module
+imports no SDK and no pydantic: every server then pays for pydantic only if it needs it, which
+is what the start-up comparison with the stdlib floor (``floor_stdlib.py``) measures. Every
+server validates a TypedDict as strictly as it did the model (the same fields, required keys).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel
+from typing_extensions import NotRequired, TypedDict
 
 __all__ = ["SMALL", "tool_count", "tool_functions"]
 
@@ -30,15 +35,15 @@ class Size(str, Enum):
     large = "large"
 
 
-class Point(BaseModel):
+class Point(TypedDict):
     x: int
     y: int
 
 
-class Shape(BaseModel):
+class Shape(TypedDict):
     name: str
     origin: Point
-    tags: list[str] = []
+    tags: NotRequired[list[str]]
 
 
 def add(a: int, b: int) -> int:
@@ -58,7 +63,8 @@ def describe(
     scale: float | None = None,
 ) -> str:
     """Describe a shape."""
-    return f"{color.value} {shape.name} at {shape.origin.x},{shape.origin.y} ({mode}, {scale})"
+    origin = shape["origin"]
+    return f"{color.value} {shape['name']} at {origin['x']},{origin['y']} ({mode}, {scale})"
 
 
 def stats(values: list[float]) -> dict[str, float]:

@@ -59,6 +59,21 @@ def default_specs() -> list[ServerSpec]:
     ]
 
 
+STDLIB_FLOOR = "floor-stdlib"
+
+
+def stdlib_floor_spec() -> ServerSpec:
+    """The start-up floor: the small set answered by the standard library and asyncio alone
+    (``apps/floor_stdlib.py``), in this interpreter. Start-up tables only: it has no 1,000-tool
+    listing and answers no other tool."""
+    return ServerSpec(
+        name=STDLIB_FLOOR,
+        argv=(sys.executable, str(APPS / "floor_stdlib.py")),
+        app=APPS / "floor_stdlib.py",
+        imports="import asyncio, json",
+    )
+
+
 def with_middleware(spec: ServerSpec) -> ServerSpec:
     """mcpkit's server with one pass-through middleware (``BENCH_MIDDLEWARE=1``)."""
     return replace(spec, name="mcpkit +1 mw", env={**spec.env, "BENCH_MIDDLEWARE": "1"})

@@ -24,10 +24,10 @@ from typing import Any, BinaryIO
 
 from mcpkit import _eager_tasks
 from mcpkit.app import App
-from mcpkit.exceptions import DefinitionError
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
 from mcpkit.protocol.server import MAX_IN_FLIGHT, Server
+from mcpkit.transports.warmup import compile_in_background, past_the_handshake, warm_up
 
 __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
@@ -140,6 +140,7 @@ class _Connection(asyncio.Protocol):
             self.loop
         )  # runs a request's first step at once
         self.answered_first = False
+        self.warmed = False  # validators built after the first answer past the handshake
         self.closed = False
 
     async def _send(self, message: dict[str, Any]) -> None:
@@ -274,7 +275,10 @@ class _Connection(asyncio.Protocol):
                 self.write(data, len(self.tasks) <= 1)
             if not self.answered_first:
                 self.answered_first = True
-                _compile_in_background(self.server.app)
+                compile_in_background(self.server.app)
+            if not self.warmed and past_the_handshake(message):
+                self.warmed = True
+                warm_up(self.loop, self.server.app)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self.used -= self.tasks.pop(task, 0)
@@ -292,21 +296,6 @@ class _Connection(asyncio.Protocol):
     def close(self) -> None:
         self.closed = True
         self.on_close()  # serve_stdio then closes the starter (it does so when cancelled too)
-
-
-def _compile_in_background(app: App) -> None:
-    """Compile every definition off the loop so a broken one shows on stderr at once."""
-
-    def compile_all() -> None:
-        for definition in app.definitions():
-            try:
-                definition.compile()
-            except DefinitionError as exc:  # its message names the definition and the fix
-                logger.error("%s cannot be compiled: %s", definition.label, exc)
-            except Exception:
-                logger.exception("%s cannot be compiled", definition.label)
-
-    threading.Thread(target=compile_all, name="mcpkit-compile", daemon=True).start()
 
 
 def _set(future: asyncio.Future[None]) -> None:

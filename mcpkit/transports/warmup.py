@@ -1,0 +1,74 @@
+"""What a stream transport does while its client reads the first answers.
+
+After the first answer, every definition is compiled on a thread, so a broken one shows on
+stderr at once. After the first answer past the handshake (``initialize``, ``server/discover``:
+usually the ``tools/list`` answer), the validators are built on the event loop, one definition
+per callback; the first one imports pydantic (~40-70 ms), which the listing did not need when
+every schema came from the fast path (:mod:`mcpkit._fast_schema`). The first ``tools/call`` then
+finds its validator built; one that arrives sooner builds its own, as it always could.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+from collections import deque
+from typing import Any
+
+from mcpkit.app import App
+from mcpkit.exceptions import DefinitionError
+
+__all__ = ["compile_in_background", "past_the_handshake", "warm_up"]
+
+logger = logging.getLogger("mcpkit.stdio")
+
+
+def compile_in_background(app: App) -> None:
+    """Compile every definition off the loop so a broken one shows on stderr at once."""
+
+    def compile_all() -> None:
+        for definition in app.definitions():
+            try:
+                definition.compile()
+            except DefinitionError as exc:  # its message names the definition and the fix
+                logger.error("%s cannot be compiled: %s", definition.label, exc)
+            except Exception:
+                logger.exception("%s cannot be compiled", definition.label)
+
+    threading.Thread(target=compile_all, name="mcpkit-compile", daemon=True).start()
+
+
+_HANDSHAKE = frozenset({"initialize", "server/discover"})
+"""Requests a client sends before its listings: warming up after them would delay those."""
+
+
+def past_the_handshake(message: Any) -> bool:
+    return not (isinstance(message, dict) and message.get("method") in _HANDSHAKE)
+
+
+def warm_up(loop: asyncio.AbstractEventLoop, app: App) -> None:
+    """Build every definition's validators (the first one imports pydantic) while the client
+    reads the answer just written: one definition per loop callback, so a request that arrives
+    meanwhile waits for one step at most. Not a thread: the import lock and the GIL would stall
+    requests anyway. A call that comes first builds its own validator, as it always could."""
+    pending = deque(app.definitions())
+    logger.debug(
+        "warming up %d definitions' validators (pydantic %s)",
+        len(pending),
+        "already loaded" if "pydantic" in sys.modules else "not loaded yet",
+    )
+
+    def step() -> None:
+        if not pending:
+            logger.debug("warm-up done")
+            return
+        definition = pending.popleft()
+        try:
+            definition.prepare()
+        except Exception:  # reported by the compile above, and again by a call
+            logger.debug("%s: validators not built in advance", definition.label, exc_info=True)
+        loop.call_soon(step)
+
+    loop.call_soon(step)

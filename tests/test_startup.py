@@ -1,0 +1,94 @@
+"""Start-up without pydantic: ``initialize`` and ``tools/list`` of a fast-path server never import
+the ``pydantic`` package; its validators are built after the listing, and the first call's answer
+is the one it always was.
+
+The server says, at debug level, whether pydantic was loaded when it began warming up (right
+after the first answer past the handshake): a module once imported stays in ``sys.modules``, so
+"not loaded yet" there means ``initialize`` and ``tools/list`` were answered without it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_stdio import EXAMPLE, Server
+
+WARMING = b"warming up 2 definitions' validators (pydantic "
+
+
+def test_initialize_and_tools_list_do_not_import_pydantic_and_a_call_still_works() -> None:
+    server = Server(EXAMPLE, "--log-level", "debug")
+    try:
+        server.initialize("2025-11-25")
+        listed = server.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert [tool["name"] for tool in listed["result"]["tools"]] == ["build-app", "lint-check"]
+        warming = server.stderr_until(WARMING)[-1]
+        assert warming.endswith(WARMING + b"not loaded yet)\n")
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {
+                    "name": "build-app",
+                    "arguments": {
+                        "project_dir": "./app",
+                        "arch": "arm64",
+                        "configuration": "Release",
+                    },
+                },
+            }
+        )
+        assert server.line() == (
+            b'{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":'
+            b'"{\\"exit_code\\":0,\\"output\\":\\"app-release-arm64.pkg\\"}"}],'
+            b'"structuredContent":{"exit_code":0,"output":"app-release-arm64.pkg"},"isError":false}}\n'
+        )
+    finally:
+        server.stop()
+
+
+APP = """
+from mcpkit import App
+
+app = App("warm", version="1.0.0")
+
+
+@app.tool
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+@app.prompt
+def greet(name: str) -> str:
+    return f"Hello {name}"
+
+
+@app.resource("notes://{topic}")
+def note(topic: str) -> str:
+    return f"about {topic}"
+"""
+
+
+def test_the_warm_up_builds_every_kind_of_definition_without_a_failure(tmp_path: Path) -> None:
+    (tmp_path / "warm.py").write_text(APP, encoding="utf-8")
+    server = Server("warm.py:app", "--log-level", "debug", cwd=tmp_path)
+    try:
+        server.initialize("2025-11-25")
+        server.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        said = b"".join(server.stderr_until(b"warm-up done"))
+        assert WARMING.replace(b"2", b"3") + b"not loaded yet)" in said
+        assert b"not built in advance" not in said
+        answer = server.request(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "prompts/get",
+                "params": {"name": "greet", "arguments": {"name": "Ada"}},
+            }
+        )
+        assert answer["result"]["messages"] == [
+            {"role": "user", "content": {"type": "text", "text": "Hello Ada"}}
+        ]
+    finally:
+        server.stop()
