@@ -446,3 +446,24 @@ def test_a_call_whose_thread_cannot_start_never_runs_even_when_a_worker_frees_up
 
     asyncio.run(scenario())
     assert ran == ["warm", "after"]
+
+
+def test_without_eventfd_jobs_are_handed_over_through_the_token_queue(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    monkeypatch.delattr(os, "eventfd", raising=False)  # as on macOS and Windows
+    gate = threading.Event()
+
+    def held(n: int) -> int:
+        assert gate.wait(5)
+        return n * 2
+
+    async def main() -> list[Any]:
+        workers = Workers(max_threads=2)
+        calls = [asyncio.ensure_future(workers.run(held, n=n)) for n in range(5)]
+        gate.set()
+        return [*await asyncio.gather(*calls), await workers.run(fast)]
+
+    assert asyncio.run(main()) == [0, 2, 4, 6, 8, "fast"]
