@@ -15,8 +15,11 @@ woken worker finds the GIL free and runs the job at once, while the loop thread 
 back after the worker is done with it. A semaphore released by a thread that holds the GIL
 (``queue.SimpleQueue.put``) wakes a worker that must then wait for the GIL, and the two
 threads take turns with it: three context switches per call instead of one, measured at about
-three times the hand-off's latency. Elsewhere the hand-off is a ``queue.SimpleQueue`` of
-wake-up tokens (the slower way, same behaviour).
+three times the hand-off's latency. That is only worth it when the loop thread is about to
+wait for the result: otherwise (a flood of calls) handing the GIL over per job would stall the
+loop, so sleeping workers are woken once at the end of the loop turn, and a busy worker takes
+the next queued job before it would sleep. Elsewhere than Linux the wake-ups are a
+``queue.SimpleQueue`` of tokens (the slower way, same behaviour).
 
 When the loop has nothing else to run and a worker is idle, the loop thread waits for the
 result in place, for at most ``WAIT_HERE`` seconds, instead of going back to its selector
@@ -89,8 +92,9 @@ class Workers:
 
     def __init__(self, max_threads: int = 32) -> None:
         self._max = max_threads
-        self._jobs: collections.deque[_Job] = collections.deque()
+        self._jobs: collections.deque[_Job] = collections.deque()  # changed under _lock
         self._wake: _Wake | None = None  # made with the first thread
+        self._sleepers = 0  # threads about to wait, or waiting, for a wake-up not yet posted
         self._lock = threading.Lock()
         self._threads = 0
         self._idle = 0
@@ -131,8 +135,7 @@ class Workers:
         # A thread is promised to the job before it is queued: when none can start, the caller
         # hears it and the job never runs; and no other loop can count it idle meanwhile.
         idle = self._ensure_thread()
-        self._jobs.append(job)
-        self._wake.post()  # type: ignore[union-attr]  # (made by _ensure_thread)
+        self._queue(job, here and idle, outbox, loop)
         if not idle and here:
             # No idle worker: the job waits its turn, so do not hold up the loop for it.
             here = not self._to_outbox(job, loop)
@@ -214,12 +217,47 @@ class Workers:
             raise
         return False
 
+    def _queue(
+        self, job: _Job, now: bool, outbox: _Outbox, loop: asyncio.AbstractEventLoop
+    ) -> None:
+        """Queue a job. When the loop thread is about to wait for it (``now``), wake a sleeping
+        thread at once: the wake-up lets go of the GIL, so that thread runs the job straight
+        away. Otherwise the sleeping threads are woken at the end of this loop turn, as many
+        as there are jobs queued: a flood of jobs then costs one wake-up per sleeping thread,
+        not a hand-over of the GIL per job (a busy thread takes the next queued job before it
+        would sleep)."""
+        with self._lock:
+            self._jobs.append(job)
+            wake = now and self._sleepers > 0
+            if wake:
+                self._sleepers -= 1
+        if wake:
+            self._wake.post(1)  # type: ignore[union-attr]  # (made with the first thread)
+        elif not now and not outbox.owing:
+            outbox.owing = True
+            loop.call_soon(self._wake_sleepers, outbox)
+
+    def _wake_sleepers(self, outbox: _Outbox) -> None:
+        outbox.owing = False
+        with self._lock:
+            count = min(len(self._jobs), self._sleepers)
+            self._sleepers -= count
+        if count:
+            self._wake.post(count)  # type: ignore[union-attr]  # (made with the first thread)
+
     def _work(self) -> None:
-        wake, jobs = self._wake, self._jobs
+        wake = self._wake
         assert wake is not None
         while True:
-            wake.wait()  # one wake-up per queued job: there is one to take
-            self._do(jobs.popleft())  # between jobs, hold nothing of the last one
+            with self._lock:
+                job = self._jobs.popleft() if self._jobs else None
+                if job is None:
+                    self._sleepers += 1
+            if job is None:
+                wake.wait()  # (a job may have been taken by a busy thread: then check again)
+            else:
+                self._do(job)
+            job = None  # between jobs, hold nothing of the last one
 
     def _do(self, job: _Job) -> None:
         outcome = _execute(job.call)
@@ -237,10 +275,10 @@ class Workers:
 
 
 class _Wake:
-    """A count of queued jobs that workers wait on: ``post`` after queueing one, ``wait``
-    before taking one. On Linux an ``eventfd`` in semaphore mode, whose calls release the GIL
-    (see the module's docstring); elsewhere a queue of tokens. Made once per :class:`Workers`,
-    with its first thread, and kept while the process lives (so are the threads)."""
+    """Wake-ups for sleeping worker threads: ``post`` some, ``wait`` for one. On Linux an
+    ``eventfd`` in semaphore mode, whose calls release the GIL (see the module's docstring);
+    elsewhere a queue of tokens. Made once per :class:`Workers`, with its first thread, and
+    kept while the process lives (so are the threads)."""
 
     def __init__(self) -> None:
         make = getattr(os, "eventfd", None)
@@ -251,11 +289,12 @@ class _Wake:
         else:  # not Linux
             self._tokens = queue.SimpleQueue()
 
-    def post(self) -> None:
+    def post(self, count: int) -> None:
         if self._tokens is None:
-            os.eventfd_write(self._fd, 1)
+            os.eventfd_write(self._fd, count)
         else:  # not Linux
-            self._tokens.put(None)
+            for _ in range(count):
+                self._tokens.put(None)
 
     def wait(self) -> None:
         if self._tokens is None:
@@ -274,6 +313,7 @@ class _Outbox:
         self._lock = threading.Lock()
         self._items: list[_Outcome] = []
         self._scheduled = False
+        self.owing = False  # sleeping workers are to be woken at the end of this loop turn
 
     def put(self, outcome: _Outcome) -> None:
         with self._lock:
