@@ -9,17 +9,15 @@ call) up to a bound, and are daemons, so a stuck tool never keeps the process al
 whose caller stopped waiting (its request was cancelled, or timed out) runs to its end all the
 same, since a thread cannot be stopped; its result is dropped, with a debug line.
 
-A job is handed to an idle worker with a *wake-up that releases the GIL*: on Linux an
-``eventfd`` counter (``os.eventfd_write`` lets go of the GIL before its system call), so the
-woken worker finds the GIL free and runs the job at once, while the loop thread takes the GIL
-back after the worker is done with it. A semaphore released by a thread that holds the GIL
-(``queue.SimpleQueue.put``) wakes a worker that must then wait for the GIL, and the two
-threads take turns with it: three context switches per call instead of one, measured at about
-three times the hand-off's latency. That is only worth it when the loop thread is about to
-wait for the result: otherwise (a flood of calls) handing the GIL over per job would stall the
-loop, so sleeping workers are woken once at the end of the loop turn, and a busy worker takes
-the next queued job before it would sleep. Elsewhere than Linux the wake-ups are a
-``queue.SimpleQueue`` of tokens (the slower way, same behaviour).
+A job the loop thread is about to wait for goes to the *express* thread when it is idle, woken
+through a Linux ``eventfd``: ``os.eventfd_write`` lets go of the GIL before its system call, so
+the express thread finds the GIL free and runs the job at once, and the loop thread takes the
+GIL back after it. A lock or queue released by a thread holding the GIL (``SimpleQueue.put``)
+wakes a worker that must then wait for the GIL, and the two threads take turns with it: three
+context switches per call instead of one (about three times the hand-off's latency, measured).
+Every other job takes the queue: there, handing the GIL over per job would stall a loop that
+has more to do (a flood of calls, many connections). Without ``os.eventfd`` (not Linux) there
+is no express thread.
 
 When the loop has nothing else to run and a worker is idle, the loop thread waits for the
 result in place, for at most ``WAIT_HERE`` seconds, instead of going back to its selector
@@ -36,7 +34,6 @@ milliseconds, and so does every loop when that module is absent.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import contextvars
 import logging
@@ -92,9 +89,7 @@ class Workers:
 
     def __init__(self, max_threads: int = 32) -> None:
         self._max = max_threads
-        self._jobs: collections.deque[_Job] = collections.deque()  # changed under _lock
-        self._wake: _Wake | None = None  # made with the first thread
-        self._sleepers = 0  # threads about to wait, or waiting, for a wake-up not yet posted
+        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads = 0
         self._idle = 0
@@ -103,6 +98,7 @@ class Workers:
         )
         self._skips: dict[int, int] = {}  # id(fn) -> calls left before it is waited for again
         self._busy: set[asyncio.AbstractEventLoop] = set()
+        self._express: _Express | None = None  # made by the first job waited for in place
 
     def busy(self, loop: asyncio.AbstractEventLoop, busy: bool) -> None:
         """Say whether ``loop`` has more work at hand than its ready queue shows (a transport
@@ -130,12 +126,16 @@ class Workers:
             job.route = _TO_WAITER
             job.done = threading.Lock()
             job.done.acquire()
+            express = self._take_express()
+            if express is not None:
+                express.give(job)
+                return await self._wait_here(fn, job, loop)
         else:
             job.future = loop.create_future()
         # A thread is promised to the job before it is queued: when none can start, the caller
         # hears it and the job never runs; and no other loop can count it idle meanwhile.
         idle = self._ensure_thread()
-        self._queue(job, here and idle, outbox, loop)
+        self._jobs.put(job)
         if not idle and here:
             # No idle worker: the job waits its turn, so do not hold up the loop for it.
             here = not self._to_outbox(job, loop)
@@ -207,8 +207,6 @@ class Workers:
                 return False
             self._threads += 1
             self._idle += 1  # the new thread takes this job
-            if self._wake is None:
-                self._wake = _Wake()
         try:
             threading.Thread(target=self._work, name="mcpkit-worker", daemon=True).start()
         except BaseException:  # out of threads, say: count only threads that run, owe nothing
@@ -217,54 +215,38 @@ class Workers:
             raise
         return False
 
-    def _queue(
-        self, job: _Job, now: bool, outbox: _Outbox, loop: asyncio.AbstractEventLoop
-    ) -> None:
-        """Queue a job. When the loop thread is about to wait for it (``now``), wake a sleeping
-        thread at once: the wake-up lets go of the GIL, so that thread runs the job straight
-        away. Otherwise the sleeping threads are woken at the end of this loop turn, as many
-        as there are jobs queued: a flood of jobs then costs one wake-up per sleeping thread,
-        not a hand-over of the GIL per job (a busy thread takes the next queued job before it
-        would sleep)."""
+    def _take_express(self) -> _Express | None:
+        """The express thread, promised to a job, if it is idle (made on first use); None
+        where there is none (not Linux) or it is busy. Raises when it cannot start."""
         with self._lock:
-            self._jobs.append(job)
-            wake = now and self._sleepers > 0
-            if wake:
-                self._sleepers -= 1
-        if wake:
-            self._wake.post(1)  # type: ignore[union-attr]  # (made with the first thread)
-        elif not now and not outbox.owing:
-            outbox.owing = True
-            loop.call_soon(self._wake_sleepers, outbox)
-
-    def _wake_sleepers(self, outbox: _Outbox) -> None:
-        outbox.owing = False
-        with self._lock:
-            count = min(len(self._jobs), self._sleepers)
-            self._sleepers -= count
-        if count:
-            self._wake.post(count)  # type: ignore[union-attr]  # (made with the first thread)
+            express = self._express
+            if express is not None:
+                if not express.idle:
+                    return None
+                express.idle = False
+                return express
+            if getattr(os, "eventfd", None) is None:
+                return None
+            try:  # (under the lock: made once; it takes nothing of it until it has a job)
+                self._express = _Express(self)
+            except BaseException:  # out of threads or descriptors, say: the caller hears it
+                self._express = None
+                raise
+            return self._express
 
     def _work(self) -> None:
-        wake = self._wake
-        assert wake is not None
         while True:
-            with self._lock:
-                job = self._jobs.popleft() if self._jobs else None
-                if job is None:
-                    self._sleepers += 1
-            if job is None:
-                wake.wait()  # (a job may have been taken by a busy thread: then check again)
-            else:
-                self._do(job)
-            job = None  # between jobs, hold nothing of the last one
+            self._do(self._jobs.get())  # between jobs, hold nothing of the last one
 
-    def _do(self, job: _Job) -> None:
+    def _do(self, job: _Job, express: _Express | None = None) -> None:
         outcome = _execute(job.call)
         # Idle before the result goes out: the loop may submit the next job the moment it
         # has it, and must then reuse this thread rather than start another.
         with self._lock:
-            self._idle += 1
+            if express is None:
+                self._idle += 1
+            else:
+                express.idle = True
             if job.route == _TO_WAITER:
                 job.outcome = outcome
                 job.route = _HANDED
@@ -274,33 +256,35 @@ class Workers:
         job.outbox.put((job.future, *outcome))
 
 
-class _Wake:
-    """Wake-ups for sleeping worker threads: ``post`` some, ``wait`` for one. On Linux an
-    ``eventfd`` in semaphore mode, whose calls release the GIL (see the module's docstring);
-    elsewhere a queue of tokens. Made once per :class:`Workers`, with its first thread, and
-    kept while the process lives (so are the threads)."""
+class _Express:
+    """The thread for jobs the loop thread waits for in place: one job at a time, handed
+    over with :meth:`give` (see the module's docstring). Made once per :class:`Workers`,
+    busy from the start (with the job that made it), and kept while the process lives."""
 
-    def __init__(self) -> None:
-        make = getattr(os, "eventfd", None)
-        self._fd = -1
-        self._tokens: queue.SimpleQueue[None] | None = None
-        if make is not None:
-            self._fd = make(0, os.EFD_SEMAPHORE | os.EFD_CLOEXEC)
-        else:  # not Linux
-            self._tokens = queue.SimpleQueue()
+    def __init__(self, workers: Workers) -> None:
+        self.idle = False  # changed under the workers' lock
+        self._job: _Job | None = None
+        self._fd = os.eventfd(0, os.EFD_CLOEXEC)
+        try:
+            thread = threading.Thread(target=self._work, args=(workers,), daemon=True)
+            thread.name = "mcpkit-worker-express"
+            thread.start()
+        except BaseException:
+            os.close(self._fd)
+            raise
 
-    def post(self, count: int) -> None:
-        if self._tokens is None:
-            os.eventfd_write(self._fd, count)
-        else:  # not Linux
-            for _ in range(count):
-                self._tokens.put(None)
+    def give(self, job: _Job) -> None:
+        """Run ``job`` (the thread was promised to it: idle is False)."""
+        self._job = job
+        os.eventfd_write(self._fd, 1)  # lets go of the GIL: the thread takes it at once
 
-    def wait(self) -> None:
-        if self._tokens is None:
+    def _work(self, workers: Workers) -> None:
+        while True:
             os.eventfd_read(self._fd)
-        else:  # not Linux
-            self._tokens.get()
+            job, self._job = self._job, None
+            assert job is not None
+            workers._do(job, self)
+            del job  # between jobs, hold nothing of the last one
 
 
 class _Outbox:
@@ -313,7 +297,6 @@ class _Outbox:
         self._lock = threading.Lock()
         self._items: list[_Outcome] = []
         self._scheduled = False
-        self.owing = False  # sleeping workers are to be woken at the end of this loop turn
 
     def put(self, outcome: _Outcome) -> None:
         with self._lock:

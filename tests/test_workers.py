@@ -96,24 +96,43 @@ async def _in_place(coro: Any, speedups: bool) -> Any:
 
 async def _occupy(workers: Workers, gate: threading.Event) -> asyncio.Future[Any]:
     """Start ``gate.wait`` in a worker without the loop waiting in place for it, and return
-    once the worker is inside it."""
+    once the worker is inside it; the express thread too, when there is one (it takes only
+    jobs waited for in place: one that is not ready at once is let go)."""
     loop = asyncio.get_running_loop()
+    workers.busy(loop, True)
+    try:
+        blocked = await _held(workers, gate)
+    finally:
+        workers.busy(loop, False)
+    if workers._express is None:
+        return blocked
+    wait_here, _workers.WAIT_HERE = _workers.WAIT_HERE, 0.0
+    workers._skips.clear()  # an earlier held() that missed may have had the same id
+    try:
+        express = await _held(workers, gate)
+    finally:
+        _workers.WAIT_HERE = wait_here
+    return asyncio.ensure_future(_both(blocked, express))
+
+
+async def _held(workers: Workers, gate: threading.Event) -> asyncio.Future[Any]:
     inside = threading.Event()
 
     def held() -> bool:
         inside.set()
         return gate.wait()
 
-    workers.busy(loop, True)
-    try:
-        coro = workers.run(held)
-        finished, awaited = _step(coro)
-    finally:
-        workers.busy(loop, False)
+    coro = workers.run(held)
+    finished, awaited = _step(coro)
     assert not finished
     blocked = asyncio.ensure_future(_finish(coro, awaited))
     assert await asyncio.to_thread(inside.wait, 5)
     return blocked
+
+
+async def _both(first: asyncio.Future[Any], second: asyncio.Future[Any]) -> Any:
+    assert await second is True
+    return await first
 
 
 def _boom() -> None:
