@@ -96,24 +96,43 @@ async def _in_place(coro: Any, speedups: bool) -> Any:
 
 async def _occupy(workers: Workers, gate: threading.Event) -> asyncio.Future[Any]:
     """Start ``gate.wait`` in a worker without the loop waiting in place for it, and return
-    once the worker is inside it."""
+    once the worker is inside it; the express thread too, when there is one (it takes only
+    jobs waited for in place: one that is not ready at once is let go)."""
     loop = asyncio.get_running_loop()
+    workers.busy(loop, True)
+    try:
+        blocked = await _held(workers, gate)
+    finally:
+        workers.busy(loop, False)
+    if workers._express is None:
+        return blocked
+    wait_here, _workers.WAIT_HERE = _workers.WAIT_HERE, 0.0
+    workers._skips.clear()  # an earlier held() that missed may have had the same id
+    try:
+        express = await _held(workers, gate)
+    finally:
+        _workers.WAIT_HERE = wait_here
+    return asyncio.ensure_future(_both(blocked, express))
+
+
+async def _held(workers: Workers, gate: threading.Event) -> asyncio.Future[Any]:
     inside = threading.Event()
 
     def held() -> bool:
         inside.set()
         return gate.wait()
 
-    workers.busy(loop, True)
-    try:
-        coro = workers.run(held)
-        finished, awaited = _step(coro)
-    finally:
-        workers.busy(loop, False)
+    coro = workers.run(held)
+    finished, awaited = _step(coro)
     assert not finished
     blocked = asyncio.ensure_future(_finish(coro, awaited))
     assert await asyncio.to_thread(inside.wait, 5)
     return blocked
+
+
+async def _both(first: asyncio.Future[Any], second: asyncio.Future[Any]) -> Any:
+    assert await second is True
+    return await first
 
 
 def _boom() -> None:
@@ -140,6 +159,9 @@ def test_values_errors_and_context_come_back_alike_on_both_paths(
     async def scenario() -> None:
         workers = Workers()
         assert await workers.run(fast) == "fast"  # starts the thread: now one is idle
+        # With no time to wait, a result ready before the loop thread looks is still taken in
+        # place: the outbox path is the one a loop with more at hand (busy) takes.
+        workers.busy(asyncio.get_running_loop(), wait_here == 0)
         REQUEST.set("request-7")
         coro = workers.run(_seen)
         finished, value = _step(coro)
@@ -446,3 +468,24 @@ def test_a_call_whose_thread_cannot_start_never_runs_even_when_a_worker_frees_up
 
     asyncio.run(scenario())
     assert ran == ["warm", "after"]
+
+
+def test_without_eventfd_jobs_are_handed_over_through_the_token_queue(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    monkeypatch.delattr(os, "eventfd", raising=False)  # as on macOS and Windows
+    gate = threading.Event()
+
+    def held(n: int) -> int:
+        assert gate.wait(5)
+        return n * 2
+
+    async def main() -> list[Any]:
+        workers = Workers(max_threads=2)
+        calls = [asyncio.ensure_future(workers.run(held, n=n)) for n in range(5)]
+        gate.set()
+        return [*await asyncio.gather(*calls), await workers.run(fast)]
+
+    assert asyncio.run(main()) == [0, 2, 4, 6, 8, "fast"]

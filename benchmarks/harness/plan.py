@@ -9,7 +9,8 @@ from typing import NamedTuple
 
 from harness.report import Row, Target, median_row, percentile_rows
 from harness.scenarios.compile import compile_runs
-from harness.scenarios.http import HTTP_CONNECTIONS, http_rates
+from harness.scenarios.http import HTTP_CONNECTIONS, Case, case_rates, http_rates
+from harness.scenarios.http_open import open_costs
 from harness.scenarios.stdio import Session, sessions, spawn_once, startup
 from harness.specs import (
     MANY_TOOLS,
@@ -33,6 +34,8 @@ class Plan:
     compile_repeats: int
     http_seconds: float
     http_rounds: int
+    http_era_seconds: float  # per measurement of the by-era table (mcpkit and the floor)
+    http_open: int  # idle sessions, and listen streams, held open at once
 
 
 FULL = Plan(
@@ -44,6 +47,8 @@ FULL = Plan(
     compile_repeats=5,
     http_seconds=5.0,
     http_rounds=3,
+    http_era_seconds=5.0,
+    http_open=1000,
 )
 QUICK = Plan(
     spawns=3,
@@ -54,6 +59,8 @@ QUICK = Plan(
     compile_repeats=3,
     http_seconds=2.0,
     http_rounds=1,
+    http_era_seconds=0.5,
+    http_open=50,
 )
 
 # With four servers, fewer slow spawns and compiles keep ``--peers --quick`` under 3 minutes.
@@ -107,6 +114,8 @@ class Measurement:
         yield self.otel()
         if self.peers:
             yield self.http()
+        yield self.http_eras()
+        yield self.http_open()
         yield self.memory(session)
         yield self.compile()
 
@@ -194,6 +203,51 @@ class Measurement:
                 median_row(f"{n} connection{'s' if n > 1 else ''}", "req/s", rates[n], targets)
                 for n in HTTP_CONNECTIONS
             ],
+        )
+
+    def http_eras(self) -> Table:
+        """mcpkit and the floor only (no target yet): the 2026-07-28 shape of a request next to
+        the 2025-11-25 one, and 64 connections."""
+        seconds = self.plan.http_era_seconds
+        rounds = self.plan.http_rounds
+        specs = [self.specs[0], self.specs[-1]]
+        cases = {
+            "2025-11-25, 1 connection": Case(1),
+            "2026-07-28 (_meta, Mcp-* headers), 1 connection": Case(1, modern=True),
+            "2025-11-25, 64 connections": Case(64),
+            "2026-07-28, 64 connections": Case(64, modern=True),
+        }
+        rates = case_rates(specs, list(cases.values()), seconds, rounds)
+        return Table(
+            f"HTTP, stateless JSON mode, by era: tools/call add per second "
+            f"({seconds:g} s per measurement; median [min-max] of {rounds})",
+            [median_row(label, "req/s", rates[case]) for label, case in cases.items()],
+            [spec.name for spec in specs],
+        )
+
+    def http_open(self) -> Table:
+        """mcpkit only (no target yet): what open sessions and listen streams cost."""
+        count = self.plan.http_open
+        costs = open_costs(self.specs[0], count)
+        name = self.specs[0].name
+        return Table(
+            f"HTTP, {count:,} idle handshake-era sessions, then {count:,} open "
+            f"subscriptions/listen streams (one connection each)",
+            [
+                Row("resident memory per idle session", "KiB", {name: costs.session_kib}),
+                Row(
+                    "time to open a session (initialize + initialized)",
+                    "ms",
+                    {name: costs.session_ms},
+                ),
+                Row("resident memory per open listen stream", "KiB", {name: costs.stream_kib}),
+                Row(
+                    "time to open a listen stream (to its acknowledgement)",
+                    "ms",
+                    {name: costs.stream_ms},
+                ),
+            ],
+            [name],
         )
 
     def memory(self, session: Session) -> Table:
