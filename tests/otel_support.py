@@ -15,6 +15,12 @@ from opentelemetry.trace import StatusCode
 
 from mcpkit import App, Context, ServerOptions, ToolError
 
+ADD = {"name": "add", "arguments": {"a": 1, "b": 2}}  # the tools/call both suites send
+CALL_ADD = {  # its span's attributes
+    "mcp.method.name": "tools/call",
+    "gen_ai.operation.name": "execute_tool",
+    "gen_ai.tool.name": "add",
+}
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
 CALLER_SPAN = "00f067aa0ba902b7"
 TRACEPARENT = f"00-{TRACE_ID}-{CALLER_SPAN}-01"

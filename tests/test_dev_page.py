@@ -179,12 +179,12 @@ def test_the_author_types_the_models_reply_sets_roots_and_reads_logs(
 
     roots = browser.find_element("id", "roots")
     roots.clear()
-    roots.send_keys("file:///work/project project\nfile:///tmp")
+    roots.send_keys("file:///srv/project project\nfile:///srv")
     browser.find_element("id", "roots-save").click()
     tool = section(browser, "tool:test_input_required_result_list_roots")
     call(tool)
     assert text_of(browser, tool, ".answer pre.text") == (
-        "Roots: ['file:///work/project', 'file:///tmp']"
+        "Roots: ['file:///srv/project', 'file:///srv']"
     )
 
     call(section(browser, "tool:test_logging_tool"))

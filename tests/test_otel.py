@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from opentelemetry import baggage, trace
 from otel_support import (
+    ADD,
+    CALL_ADD,
     CALLER,
     CALLER_SPAN,
     TRACE_ID,
@@ -25,12 +27,6 @@ from mcpkit.protocol.server import Server
 from mcpkit.protocol.telemetry import OTEL_ENV
 from mcpkit.testing import Client
 
-ADD = {"name": "add", "arguments": {"a": 1, "b": 2}}
-CALL_ADD = {
-    "mcp.method.name": "tools/call",
-    "gen_ai.operation.name": "execute_tool",
-    "gen_ai.tool.name": "add",
-}
 LOGGED = [
     {"name": "log", "mcpkit.log.level": "info", "mcpkit.log.data": "adding"},
     {

@@ -14,6 +14,8 @@ import pytest
 from asgi_support import Request, request
 from http_support import META, modern_headers
 from otel_support import (
+    ADD,
+    CALL_ADD,
     CALLER,
     CALLER_SPAN,
     TRACE_ID,
@@ -27,12 +29,6 @@ from stdio_support import Talk, mcpkit_run, server_env
 
 from mcpkit.protocol.telemetry import OTEL_ENV
 
-ADD = {"name": "add", "arguments": {"a": 1, "b": 2}}
-CALL_ADD = {
-    "mcp.method.name": "tools/call",
-    "gen_ai.operation.name": "execute_tool",
-    "gen_ai.tool.name": "add",
-}
 PIPE = {"network.transport": "pipe"}
 HTTP = {"network.transport": "tcp", "network.protocol.name": "http"}
 INITIALIZE = {
