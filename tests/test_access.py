@@ -533,6 +533,28 @@ def test_a_session_hears_no_updates_of_a_resource_hidden_from_it() -> None:
     }
 
 
+def test_a_session_hears_no_updates_of_a_resource_disabled_after_it_subscribed() -> None:
+    app = build()
+    uris = ["notes://all", "public://readme"]
+
+    reader = {"sub": "carol", "scp": ["notes:read"]}  # not notes:write: the template is hidden
+
+    async def scenario() -> list[str]:
+        async with Client(app, principal=reader) as carol:
+            for uri in uris:
+                assert await carol.request("resources/subscribe", {"uri": uri}) == {}
+            app.disable(name="notes://all")
+            for uri in uris:
+                app.notify_resource_updated(uri)
+            await settle()
+            app.enable(name="notes://all")
+            app.notify_resource_updated("notes://all")
+            await settle()
+            return _updated(carol.notifications)
+
+    assert run(scenario) == ["public://readme", "notes://all"]  # told again once shown again
+
+
 def test_a_listen_stream_hears_no_updates_of_a_resource_hidden_from_it() -> None:
     app = build()
     wanted = {"resourceSubscriptions": ["notes://all", "public://readme"]}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from mcpkit._elicitation import require_mode
@@ -41,7 +42,8 @@ class Connection:
         self.log_level: str | None = None
         self.initialized = False
         self.supports_requests = True
-        self.resource_subscriptions: set[str] = set()
+        # uri -> whether its updates may still be told (access is asked again at each update)
+        self.resource_subscriptions: dict[str, Callable[[], bool]] = {}
         self._running: dict[RequestId, asyncio.Task[Any]] = {}
         self._cancelled: set[RequestId] = set()
         self._background: set[asyncio.Task[Any]] = set()
@@ -56,7 +58,8 @@ class Connection:
         if self.version is None:
             return
         if kind == "resource":
-            if uri not in self.resource_subscriptions:
+            shown = self.resource_subscriptions.get(uri) if uri is not None else None
+            if shown is None or not shown():  # a resource hidden since: not a word about it
                 return
             message = jsonrpc.notification("notifications/resources/updated", {"uri": uri})
         elif kind == "elicitation":

@@ -81,14 +81,15 @@ async def _subscribe(
 ) -> dict[str, Any]:
     uri = string_param(params, "uri")
     if not hidden_uri(runtime.app, ctx, uri):  # else its updates would reveal it: answered alike
-        ctx.session.resource_subscriptions.add(uri)
+        # and asked again at each update: disabled or hidden since, it is not told either
+        ctx.session.resource_subscriptions[uri] = lambda: not hidden_uri(runtime.app, ctx, uri)
     return {}
 
 
 async def _unsubscribe(
     runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
 ) -> dict[str, Any]:
-    ctx.session.resource_subscriptions.discard(string_param(params, "uri"))
+    ctx.session.resource_subscriptions.pop(string_param(params, "uri"), None)
     return {}
 
 
