@@ -141,9 +141,7 @@ class _Connection(asyncio.Protocol):
         self.starting = False  # starting waiting requests: their answers leave together...
         self.held: list[bytes] = []  # ...at the end of the pass, with no flush scheduled
         self.held_bytes = 0
-        self.starter = _eager_tasks.EagerTaskStarter(
-            self.loop
-        )  # runs a request's first step at once
+        self.starter = _eager_tasks.EagerTaskStarter(self.loop)  # first steps run at once
         self.answered_first = False
         self.warmed = False  # validators built after the first answer past the handshake
         self.closed = False
@@ -236,6 +234,8 @@ class _Connection(asyncio.Protocol):
                 task, answered = self.starter.start(self._answer(taken.message, slots))
                 if not answered:  # answered in its first step: nothing to track
                     self._track(task, slots)
+                elif self.waiting:  # the next one starts at once too: one write for all
+                    self.starter.prepare()
         finally:  # even when a first step raises SystemExit: earlier answers still leave
             workers.busy(self.loop, False)
             self.starting = False
@@ -288,7 +288,8 @@ class _Connection(asyncio.Protocol):
     def _finished(self, task: asyncio.Task[None]) -> None:
         self.used -= self.tasks.pop(task, 0)
         if not self.closed:
-            self.starter.prepare()  # here, after an answer left: off the next one's path
+            if not self.waiting:  # after an answer left: off the next one's path. Not in a
+                self.starter.prepare()  # flood of waiting calls: a plain task resumes faster
             self.start_waiting()
 
     def eof_received(self) -> bool | None:
