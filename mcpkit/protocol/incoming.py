@@ -133,6 +133,10 @@ class Taken:
         """The id of the request (or ``None``) this line carries."""
         return jsonrpc.readable_id(self.message)
 
+    def parked(self, line: bytes, limits: Limits) -> Parked:
+        """This request kept as ``line`` while it waits (see :class:`Parked`)."""
+        return Parked(self, line, limits)
+
 
 class Parked:
     """A request (or batch) :class:`Taken` from ``line`` that has to wait, kept as the line:

@@ -30,7 +30,6 @@ except ImportError:  # pragma: no cover - deleted: reads take asyncio's own size
     _speedups = None  # type: ignore[assignment]
 from mcpkit.app import App
 from mcpkit.protocol import jsonrpc
-from mcpkit.protocol.incoming import Parked, Taken
 from mcpkit.protocol.jsonrpc import Limits
 from mcpkit.protocol.server import MAX_IN_FLIGHT, Server
 from mcpkit.transports.stdio_out import FileWriter, PipeWriter, writer
@@ -41,7 +40,7 @@ __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 logger = logging.getLogger("mcpkit.stdio")
 
 _HELD_BYTES = 64 * 1024  # answers held for one write past this leave at once (see _answer)
-_PARK_AFTER = 64 * 1024  # requests waiting past this many bytes wait as lines (see Parked)
+_PARK_AFTER = 64 * 1024  # requests waiting past this many bytes wait as lines (see Taken.parked)
 
 
 def protect_stdout() -> BinaryIO:
@@ -201,10 +200,10 @@ class _Connection(asyncio.Protocol):
         """Queue a request, take anything else at once (the session decides which)."""
         taken = self.session.take(line)
         if taken.slots:
-            waits: Taken | Parked = taken
             if self.waiting_bytes > _PARK_AFTER:  # a flood: its backlog waits as its lines
-                waits = Parked(taken, line, self.server.limits)
-            self.waiting.append((waits, len(line)))
+                self.waiting.append((taken.parked(line, self.server.limits), len(line)))
+            else:
+                self.waiting.append((taken, len(line)))
             self.waiting_bytes += len(line)
             return
         if taken.cancels is not None:
