@@ -10,6 +10,7 @@ import pytest
 from hypothesis import settings
 
 from mcpkit import _eager_tasks, _workers
+from mcpkit.transports import stdio
 
 settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
 settings.register_profile("dev", deadline=None)
@@ -21,6 +22,6 @@ def speedups(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     """Run a test with ``mcpkit._speedups`` in use, and as if it were deleted (its users then
     take the public-API path). The value: whether the speed-ups are in use."""
     if request.param == "speedups off":
-        for user in (_eager_tasks, _workers):
+        for user in (_eager_tasks, _workers, stdio):
             monkeypatch.setattr(user, "_speedups", None)
     return request.param == "speedups on" and find_spec("mcpkit._speedups") is not None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -22,6 +23,7 @@ BARE_SERVER = """
 import sys
 sys.modules["mcpkit._speedups"] = None  # as if the file were deleted: importing it fails
 from mcpkit import App, _eager_tasks, _workers
+from mcpkit.transports import stdio
 app = App("bare", "1")
 
 @app.tool
@@ -75,6 +77,31 @@ def test_a_speed_up_steps_aside_when_the_internals_it_reads_are_not_there(
         assert (_speedups.plain_loop(loop), _speedups.idle(loop)) == (False, False)
     finally:
         loop.close()
+
+
+def test_reads_from_asyncio_s_own_read_pipe_stay_under_the_mmap_threshold() -> None:
+    async def read_pipe_size() -> tuple[bool, int, bytes]:
+        received = bytearray()
+
+        class Sink(asyncio.Protocol):
+            def data_received(self, data: bytes) -> None:
+                received.extend(data)
+
+        reading, writing = os.pipe()
+        with open(reading, "rb", buffering=0) as stream:
+            transport, _ = await asyncio.get_running_loop().connect_read_pipe(Sink, stream)
+            try:
+                applied = _speedups.small_reads(transport)
+                os.write(writing, b"line\n")
+                os.close(writing)
+                while len(received) < 5:
+                    await asyncio.sleep(0)
+                return applied, transport.max_size, bytes(received)  # type: ignore[attr-defined]
+            finally:
+                transport.close()
+
+    assert asyncio.run(read_pipe_size()) == (True, 64 * 1024, b"line\n")
+    assert _speedups.small_reads(asyncio.Transport()) is False  # not asyncio's read pipe
 
 
 def _exchange(process: subprocess.Popen[bytes], message: dict[str, Any]) -> Any:

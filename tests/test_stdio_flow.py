@@ -406,3 +406,31 @@ def test_a_cancel_read_before_a_request_does_not_cancel_it() -> None:
         assert runs == {"five": 1}
 
     asyncio.run(talk(scenario, max_in_flight=4))
+
+
+def test_a_backlog_past_64_kib_is_answered_once_per_id_and_cancellable() -> None:
+    """Requests waiting past 64 KiB wait as their lines (decoded again when they start): each
+    is still answered exactly once, and a cancel still keeps one from ever running."""
+    runs.clear()
+    count, cancelled = 1200, {7, 700, 1199}
+    flood = [tally_call(i, f"tag-{i:04}-" + "x" * 60) for i in range(1, count + 1)]
+
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        send(call(0, "ask"))  # takes the only slot until the question is answered
+        question = await receive()
+        answer = {"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}}
+        # Read in this order: the flood waits, the cancels drop theirs, then the answer frees
+        # the slot. More than a pipe holds: written from a thread.
+        blob = lines(*flood, *(cancel(i) for i in sorted(cancelled)), answer)
+        assert len(blob) > 2 * 64 * 1024
+        await asyncio.to_thread(send, blob)
+        answers = [await receive() for _ in range(1 + count - len(cancelled))]
+        send(PING)
+        assert await receive() == PONG  # nothing for the cancelled ones
+        by_id = Counter(answer["id"] for answer in answers)
+        assert by_id == Counter([0, *(i for i in range(1, count + 1) if i not in cancelled)])
+        expected = [tallied(i, flood[i - 1]["params"]["arguments"]["tag"]) for i in by_id if i]
+        assert sorted([a for a in answers if a["id"]], key=lambda a: a["id"]) == expected
+        assert sum(runs.values()) == count - len(cancelled)
+
+    asyncio.run(talk(scenario, max_in_flight=1))

@@ -23,18 +23,24 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from mcpkit import _eager_tasks
+
+try:
+    from mcpkit import _speedups
+except ImportError:  # pragma: no cover - deleted: reads take asyncio's own size
+    _speedups = None  # type: ignore[assignment]
 from mcpkit.app import App
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
 from mcpkit.protocol.server import MAX_IN_FLIGHT, Server
+from mcpkit.transports.stdio_out import FileWriter, PipeWriter, writer
 from mcpkit.transports.warmup import compile_in_background, past_the_handshake, warm_up
 
 __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
 logger = logging.getLogger("mcpkit.stdio")
 
-_DRAIN_SECONDS = 10.0
 _HELD_BYTES = 64 * 1024  # answers held for one write past this leave at once (see _answer)
+_PARK_AFTER = 64 * 1024  # requests waiting past this many bytes wait as lines (see Taken.parked)
 
 
 def protect_stdout() -> BinaryIO:
@@ -59,7 +65,10 @@ def run_stdio(
     protected stdout (before importing user code); by default this function protects it.
     """
     out = stdout if stdout is not None else protect_stdout()
-    asyncio.run(serve_stdio(app, sys.stdin.buffer, out, limits=limits, max_in_flight=max_in_flight))
+    serving = serve_stdio(
+        app, sys.stdin.buffer, out, limits=limits, max_in_flight=max_in_flight, owns_process=True
+    )
+    asyncio.run(serving)
 
 
 async def serve_stdio(
@@ -69,21 +78,27 @@ async def serve_stdio(
     *,
     limits: Limits | None = None,
     max_in_flight: int = MAX_IN_FLIGHT,
+    owns_process: bool = False,
 ) -> None:
     """Serve ``app`` over the given binary streams (pipes, sockets or files), on behalf of
     ``app.options.stdio_principal`` (set before the reader and its tasks copy the context).
-    A ``Server`` the caller built (and may reload, :meth:`Server.replace_app`) keeps its limits."""
+    A ``Server`` the caller built (and may reload, :meth:`Server.replace_app`) keeps its limits.
+    ``owns_process``: this process does nothing else (``run_stdio``); once warmed up, what is
+    alive leaves the garbage collector's sight (``gc.freeze``, see ``warm_up``)."""
     server = app if isinstance(app, Server) else Server(app, limits=limits)
     with Server.acting_for(server.app.options.stdio_principal):
-        await _serve(server, stdin, stdout, max_in_flight)
+        await _serve(server, stdin, stdout, max_in_flight, owns_process)
 
 
-async def _serve(server: Server, stdin: BinaryIO, stdout: BinaryIO, max_in_flight: int) -> None:
+async def _serve(
+    server: Server, stdin: BinaryIO, stdout: BinaryIO, max_in_flight: int, freeze: bool
+) -> None:
     loop = asyncio.get_running_loop()
     await server.start()
-    out = await _writer(loop, stdout)
+    out = await writer(loop, stdout)
     done = loop.create_future()
     connection = _Connection(server, out, max_in_flight, on_close=lambda: _set(done))
+    connection.freeze = freeze
     out.changed = connection.start_waiting  # stdout filled up, or drained
     reading = await _reader(loop, stdin, connection)
     try:
@@ -113,7 +128,7 @@ class _Connection(asyncio.Protocol):
     def __init__(
         self,
         server: Server,
-        out: _PipeWriter | _FileWriter,
+        out: PipeWriter | FileWriter,
         max_in_flight: int,
         on_close: Callable[[], None],
     ) -> None:
@@ -136,11 +151,10 @@ class _Connection(asyncio.Protocol):
         self.starting = False  # starting waiting requests: their answers leave together...
         self.held: list[bytes] = []  # ...at the end of the pass, with no flush scheduled
         self.held_bytes = 0
-        self.starter = _eager_tasks.EagerTaskStarter(
-            self.loop
-        )  # runs a request's first step at once
+        self.starter = _eager_tasks.EagerTaskStarter(self.loop)  # first steps run at once
         self.answered_first = False
         self.warmed = False  # validators built after the first answer past the handshake
+        self.freeze = False  # then: the heap so far leaves the collector's sight
         self.closed = False
 
     async def _send(self, message: dict[str, Any]) -> None:
@@ -186,7 +200,10 @@ class _Connection(asyncio.Protocol):
         """Queue a request, take anything else at once (the session decides which)."""
         taken = self.session.take(line)
         if taken.slots:
-            self.waiting.append((taken, len(line)))
+            if self.waiting_bytes > _PARK_AFTER:  # a flood: its backlog waits as its lines
+                self.waiting.append((taken.parked(line, self.server.limits), len(line)))
+            else:
+                self.waiting.append((taken, len(line)))
             self.waiting_bytes += len(line)
             return
         if taken.cancels is not None:
@@ -231,6 +248,8 @@ class _Connection(asyncio.Protocol):
                 task, answered = self.starter.start(self._answer(taken.message, slots))
                 if not answered:  # answered in its first step: nothing to track
                     self._track(task, slots)
+                elif self.waiting:  # the next one starts at once too: one write for all
+                    self.starter.prepare()
         finally:  # even when a first step raises SystemExit: earlier answers still leave
             workers.busy(self.loop, False)
             self.starting = False
@@ -278,12 +297,13 @@ class _Connection(asyncio.Protocol):
                 compile_in_background(self.server.app)
             if not self.warmed and past_the_handshake(message):
                 self.warmed = True
-                warm_up(self.loop, self.server.app)
+                warm_up(self.loop, self.server.app, self.freeze)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self.used -= self.tasks.pop(task, 0)
         if not self.closed:
-            self.starter.prepare()  # here, after an answer left: off the next one's path
+            if not self.waiting:  # after an answer left: off the next one's path. Not in a
+                self.starter.prepare()  # flood of waiting calls: a plain task resumes faster
             self.start_waiting()
 
     def eof_received(self) -> bool | None:
@@ -303,88 +323,6 @@ def _set(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-async def _writer(loop: asyncio.AbstractEventLoop, stream: BinaryIO) -> _PipeWriter | _FileWriter:
-    """A non-blocking writer on a pipe; a plain blocking one on anything else (a file).
-
-    Messages written in one turn of the event loop leave in one system call: under a flood of
-    pipelined requests that is one write per batch of answers instead of one per answer.
-    """
-    writer = _PipeWriter(loop)
-    try:
-        await loop.connect_write_pipe(lambda: writer, stream)
-    except (ValueError, OSError):
-        return _FileWriter(stream)
-    return writer
-
-
-class _PipeWriter(asyncio.Protocol):
-    """Writes to a pipe without blocking; ``full`` from when the pipe's write buffer passes its
-    high-water mark (the client does not read) until it has drained, ``changed`` told both times.
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
-        self.transport: asyncio.WriteTransport = None  # type: ignore[assignment]
-        self.pending: list[bytes] = []
-        self.full = False
-        self.changed: Callable[[], None] = lambda: None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
-
-    def pause_writing(self) -> None:
-        self.full = True
-        logger.debug("stdout is full (the client is not reading): input paused")
-        self.changed()
-
-    def resume_writing(self) -> None:
-        self.full = False
-        logger.debug("stdout drained: input resumed")
-        self.changed()
-
-    def write(self, data: bytes, now: bool = False) -> None:
-        if not self.pending and not now:
-            self.loop.call_soon(self.flush)
-        self.pending.append(data)
-        if now:
-            self.flush()
-
-    def flush(self) -> None:
-        if not self.pending:
-            return  # already written by a write(now=True)
-        data, self.pending = b"".join(self.pending), []
-        if not self.transport.is_closing():
-            self.transport.write(data)
-
-    async def close(self, timeout: float = _DRAIN_SECONDS) -> None:
-        """Write out what is pending, wait (bounded) until the pipe has taken it all, close."""
-        self.flush()
-        deadline = self.loop.time() + timeout
-        while self.transport.get_write_buffer_size() and self.loop.time() < deadline:
-            if self.transport.is_closing():
-                break
-            await asyncio.sleep(0.01)
-        self.transport.close()
-
-
-class _FileWriter:
-    """Writes to a file, blocking: never full (a write returns when its bytes are out)."""
-
-    full = False
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self.stream = stream
-        self.changed: Callable[[], None] = lambda: None
-
-    def write(self, data: bytes, now: bool = False) -> None:
-        with contextlib.suppress(BrokenPipeError, ValueError):
-            self.stream.write(data)
-            self.stream.flush()
-
-    async def close(self) -> None:
-        """Everything was written when it was asked for; the caller owns the stream."""
-
-
 async def _reader(
     loop: asyncio.AbstractEventLoop, stream: BinaryIO, connection: _Connection
 ) -> asyncio.BaseTransport | None:
@@ -398,6 +336,8 @@ async def _reader(
     except (ValueError, OSError):
         _read_in_thread(loop, stream, connection)
         return None
+    if _speedups is not None:  # one read per message costs ~1 us instead of ~18 (see there)
+        _speedups.small_reads(transport)
     return transport
 
 

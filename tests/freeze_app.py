@@ -1,0 +1,20 @@
+"""An app served by ``mcpkit run`` that reports whether its process froze its heap (the
+stdio transport does, once warmed up, in a process that only serves)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+
+from mcpkit import App
+
+app = App("freeze", "1")
+
+
+@app.tool
+async def frozen() -> bool:
+    """Whether objects sit in the collector's permanent generation, a few loop turns on (the
+    warm-up takes one turn per definition, and one more)."""
+    for _ in range(10):
+        await asyncio.sleep(0)
+    return gc.get_freeze_count() > 0
