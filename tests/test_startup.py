@@ -11,9 +11,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from http_support import free_port, post
 from test_stdio import EXAMPLE, Server
 
 WARMING = b"warming up 2 definitions' validators (pydantic "
+BUILD_ARGUMENTS = {"project_dir": "./app", "arch": "arm64", "configuration": "Release"}
+BUILT = (
+    b'{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":'
+    b'"{\\"exit_code\\":0,\\"output\\":\\"app-release-arm64.pkg\\"}"}],'
+    b'"structuredContent":{"exit_code":0,"output":"app-release-arm64.pkg"},"isError":false}}'
+)
 
 
 def test_initialize_and_tools_list_do_not_import_pydantic_and_a_call_still_works() -> None:
@@ -90,5 +97,25 @@ def test_the_warm_up_builds_every_kind_of_definition_without_a_failure(tmp_path:
         assert answer["result"]["messages"] == [
             {"role": "user", "content": {"type": "text", "text": "Hello Ada"}}
         ]
+    finally:
+        server.stop()
+
+
+def test_over_http_the_listing_does_not_import_pydantic_and_the_warm_up_follows_it() -> None:
+    port = free_port()
+    args = ("--transport", "http", "--stateless", "--json-response", "--port", str(port))
+    server = Server(EXAMPLE, *args, "--log-level", "debug")
+    try:
+        server.stderr_until(b"Uvicorn running on")
+        headers = {"mcp-protocol-version": "2025-11-25"}
+        listed = post(port, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers).json
+        assert [tool["name"] for tool in listed["result"]["tools"]] == ["build-app", "lint-check"]
+        warming = server.stderr_until(WARMING)[-1]
+        assert warming.endswith(WARMING + b"not loaded yet)\n")
+        server.stderr_until(b"warm-up done")
+        params = {"name": "build-app", "arguments": BUILD_ARGUMENTS}
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
+        reply = post(port, call, headers)
+        assert (reply.status, reply.body) == (200, BUILT)
     finally:
         server.stop()

@@ -27,7 +27,7 @@ from mcpkit.app import App
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
 from mcpkit.protocol.server import MAX_IN_FLIGHT, Server
-from mcpkit.transports.warmup import compile_in_background, past_the_handshake, warm_up
+from mcpkit.transports.warmup import WarmUp
 
 __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
@@ -139,8 +139,7 @@ class _Connection(asyncio.Protocol):
         self.starter = _eager_tasks.EagerTaskStarter(
             self.loop
         )  # runs a request's first step at once
-        self.answered_first = False
-        self.warmed = False  # validators built after the first answer past the handshake
+        self.warming = WarmUp()  # compiled after the first answer, validators after the handshake
         self.closed = False
 
     async def _send(self, message: dict[str, Any]) -> None:
@@ -273,12 +272,8 @@ class _Connection(asyncio.Protocol):
                     self._release_held()
             else:
                 self.write(data, len(self.tasks) <= 1)
-            if not self.answered_first:
-                self.answered_first = True
-                compile_in_background(self.server.app)
-            if not self.warmed and past_the_handshake(message):
-                self.warmed = True
-                warm_up(self.loop, self.server.app)
+            if not self.warming.done:
+                self.warming.answered(self.loop, self.server.app, message)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self.used -= self.tasks.pop(task, 0)

@@ -1,4 +1,4 @@
-"""What a stream transport does while its client reads the first answers.
+"""What a transport (stdio, HTTP) does while its client reads the first answers.
 
 After the first answer, every definition is compiled on a thread, so a broken one shows on
 stderr at once. After the first answer past the handshake (``initialize``, ``server/discover``:
@@ -20,9 +20,9 @@ from typing import Any
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError
 
-__all__ = ["compile_in_background", "past_the_handshake", "warm_up"]
+__all__ = ["WarmUp", "compile_in_background", "past_the_handshake", "warm_up"]
 
-logger = logging.getLogger("mcpkit.stdio")
+logger = logging.getLogger("mcpkit.warmup")
 
 
 def compile_in_background(app: App) -> None:
@@ -45,7 +45,30 @@ _HANDSHAKE = frozenset({"initialize", "server/discover"})
 
 
 def past_the_handshake(message: Any) -> bool:
-    return not (isinstance(message, dict) and message.get("method") in _HANDSHAKE)
+    """Whether ``message`` (decoded, or a request the core parsed) is past the handshake."""
+    method = message.get("method") if isinstance(message, dict) else getattr(message, "method", 0)
+    return method not in _HANDSHAKE
+
+
+class WarmUp:
+    """One transport's warm-up: every definition compiled after its first answer, validators
+    built after its first answer past the handshake. Once both are done (``done``), a transport
+    pays one attribute read per answer."""
+
+    __slots__ = ("compiled", "done")
+
+    def __init__(self) -> None:
+        self.compiled = False
+        self.done = False
+
+    def answered(self, loop: asyncio.AbstractEventLoop, app: App, message: Any) -> None:
+        """Call after ``message``'s answer is written (only while ``done`` is false)."""
+        if not self.compiled:
+            self.compiled = True
+            compile_in_background(app)
+        if past_the_handshake(message):
+            self.done = True
+            warm_up(loop, app)
 
 
 def warm_up(loop: asyncio.AbstractEventLoop, app: App) -> None:
