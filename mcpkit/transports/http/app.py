@@ -263,7 +263,7 @@ class HttpApp:
             headers=[],
             fallback=live.push if live is not None else None,
         )
-        call = session.handle(incoming.message, send=out.notify)
+        call = session.handle(incoming.message, send=out.send)
         if live is None:  # no session to carry on: closing the stream cancels the call
             response = await unless_closed(http, call)
             if response is CLOSED:
