@@ -1,11 +1,12 @@
 """What a transport (stdio, HTTP) does while its client reads the first answers.
 
 After the first answer, every definition is compiled on a thread, so a broken one shows on
-stderr at once. After the first answer past the handshake (``initialize``, ``server/discover``:
-usually the ``tools/list`` answer), the validators are built on the event loop, one definition
-per callback; the first one imports pydantic (~40-70 ms), which the listing did not need when
-every schema came from the fast path (:mod:`mcpkit._fast_schema`). The first ``tools/call`` then
-finds its validator built; one that arrives sooner builds its own, as it always could.
+stderr at once. After the first answer past the handshake (``initialize``, ``server/discover``,
+and over HTTP the 202 of ``notifications/initialized``; usually the ``tools/list`` answer) the
+validators are built on the event loop, one definition per callback; the first one imports
+pydantic (~40-70 ms), which the listing did not need when every schema came from the fast path
+(:mod:`mcpkit._fast_schema`). The first ``tools/call`` then finds its validator built; one that
+arrives sooner builds its own, as it always could.
 """
 
 from __future__ import annotations
@@ -40,8 +41,9 @@ def compile_in_background(app: App) -> None:
     threading.Thread(target=compile_all, name="mcpkit-compile", daemon=True).start()
 
 
-_HANDSHAKE = frozenset({"initialize", "server/discover"})
-"""Requests a client sends before its listings: warming up after them would delay those."""
+_HANDSHAKE = frozenset({"initialize", "notifications/initialized", "server/discover"})
+"""What a client sends before its listings: warming up after them would delay those (over
+HTTP the ``notifications/initialized`` POST is answered too, with a 202)."""
 
 
 def past_the_handshake(message: Any) -> bool:
