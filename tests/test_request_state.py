@@ -4,6 +4,7 @@ questions asked together, and which methods may ask (in memory)."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from typing import Any
 
@@ -11,7 +12,8 @@ import pytest
 from features_support import STATELESS, Client, rpc_error, run, text_of
 from pydantic import BaseModel
 
-from mcpkit import App, Context, ServerOptions
+from mcpkit import App, Call, Context, ServerOptions
+from mcpkit.middleware import CallNext
 from mcpkit.protocol.request import ActingFor
 from mcpkit.protocol.request_state import STATE_KEY_ENV, StateSigner
 from mcpkit.protocol.server import Server
@@ -389,3 +391,49 @@ def test_a_state_belongs_to_its_caller_by_issuer_and_subject() -> None:
 
     run(scenario)
     assert ran == ["greet", "greet"]  # the first call and the refreshed caller's retry
+
+
+def test_a_call_that_changes_its_arguments_before_it_asks_has_its_retry_accepted() -> None:
+    """The state is bound to the arguments the request sent (the retry sends them again),
+    not to what became of them before the call asked: here a tool changes the request's own
+    arguments (which a middleware handed it) in place, nested values and top-level ones."""
+    app = App("changing", "1")
+    sent_now: dict[str, Any] = {}
+
+    async def keep_arguments(call: Call, call_next: CallNext) -> dict[str, Any]:
+        sent_now["arguments"] = call.params.get("arguments")
+        return await call_next(call)
+
+    app.middleware(keep_arguments)
+
+    @app.tool
+    async def nested(ctx: Context, items: list[str], label: str) -> str:
+        """Changes a nested argument of the request, then asks."""
+        sent_now["arguments"]["items"].append("added")
+        answer = await ctx.elicit("Name?", Name, key="who")
+        return f"{label}: {answer.content.name if answer.content else '-'} {items}"
+
+    @app.tool
+    async def flat(ctx: Context, label: str, count: int) -> str:
+        """Changes a top-level argument of the request, then asks."""
+        sent_now["arguments"]["count"] = count + 1
+        answer = await ctx.elicit("Name?", Name, key="who")
+        return f"{label} x{count}: {answer.content.name if answer.content else '-'}"
+
+    sent = {"nested": {"items": ["a"], "label": "N"}, "flat": {"label": "F", "count": 2}}
+    expected = {"nested": "N: Alice ['a']", "flat": "F x2: Alice"}
+
+    async def scenario() -> None:
+        async with client(app) as c:
+            for name, arguments in sent.items():
+                params = {"name": name, "arguments": arguments}
+                first = await c.request("tools/call", copy.deepcopy(params))
+                assert first["resultType"] == "input_required"
+                retry = {
+                    **copy.deepcopy(params),
+                    "inputResponses": {"who": answers("elicitation/create")},
+                    "requestState": first["requestState"],
+                }
+                assert text_of(await c.request("tools/call", retry)) == expected[name]
+
+    run(scenario)

@@ -9,11 +9,26 @@ after the first answer past the handshake): a module once imported stays in ``sy
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from pathlib import Path
+from typing import Any
 
+import pytest
+from asgi_support import Request
+from http_support import free_port, post
 from test_stdio import EXAMPLE, Server
 
+from mcpkit import App
+
 WARMING = b"warming up 2 definitions' validators (pydantic "
+INFO = {"name": "t", "version": "1"}
+BUILD_ARGUMENTS = {"project_dir": "./app", "arch": "arm64", "configuration": "Release"}
+BUILT = (
+    b'{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":'
+    b'"{\\"exit_code\\":0,\\"output\\":\\"app-release-arm64.pkg\\"}"}],'
+    b'"structuredContent":{"exit_code":0,"output":"app-release-arm64.pkg"},"isError":false}}'
+)
 
 
 def test_initialize_and_tools_list_do_not_import_pydantic_and_a_call_still_works() -> None:
@@ -92,3 +107,62 @@ def test_the_warm_up_builds_every_kind_of_definition_without_a_failure(tmp_path:
         ]
     finally:
         server.stop()
+
+
+def test_over_http_the_listing_does_not_import_pydantic_and_the_warm_up_follows_it() -> None:
+    port = free_port()
+    args = ("--transport", "http", "--stateless", "--json-response", "--port", str(port))
+    server = Server(EXAMPLE, *args, "--log-level", "debug")
+    try:
+        server.stderr_until(b"Uvicorn running on")
+        headers = {"mcp-protocol-version": "2025-11-25"}
+        listed = post(port, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers).json
+        assert [tool["name"] for tool in listed["result"]["tools"]] == ["build-app", "lint-check"]
+        warming = server.stderr_until(WARMING)[-1]
+        assert warming.endswith(WARMING + b"not loaded yet)\n")
+        server.stderr_until(b"warm-up done")
+        params = {"name": "build-app", "arguments": BUILD_ARGUMENTS}
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
+        reply = post(port, call, headers)
+        assert (reply.status, reply.body) == (200, BUILT)
+    finally:
+        server.stop()
+
+
+def test_an_http_session_warms_up_after_its_listing_not_its_handshake(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``initialize`` and the ``notifications/initialized`` POST are the handshake: the
+    warm-up starts after the next answer, the listing, and not before it (whether pydantic is
+    loaded by then depends on the tests run before in this process)."""
+    app = App("warm", version="1.0.0")
+
+    @app.tool
+    def add(a: int, b: int) -> int:
+        return a + b
+
+    asgi = app.asgi(json_response=True)
+    caplog.set_level(logging.DEBUG, logger="mcpkit.warmup")
+
+    def warming() -> list[str]:
+        said = [r.getMessage() for r in caplog.records if r.name == "mcpkit.warmup"]
+        return [message.partition(" (")[0] for message in said[:1]]
+
+    async def post(body: Any, **headers: str) -> Request:
+        request = Request("POST", body, headers)
+        await request.serve(asgi)
+        return request
+
+    async def scenario() -> None:
+        params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": INFO}
+        opened = await post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params})
+        session = {"mcp-session-id": opened.headers["mcp-session-id"]}
+        session["mcp-protocol-version"] = "2025-11-25"
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert (await post(initialized, **session)).status == 202
+        assert warming() == []
+        listed = await post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **session)
+        assert listed.status == 200
+        assert warming() == ["warming up 1 definitions' validators"]
+
+    asyncio.run(scenario())

@@ -72,7 +72,7 @@ from mcpkit.protocol.request import (
 )
 from mcpkit.protocol.request_state import StateSigner, state_key
 from mcpkit.protocol.tasks.runner import Tasks
-from mcpkit.protocol.telemetry import answering, telemetry_for
+from mcpkit.protocol.telemetry import answered, telemetry_for
 from mcpkit.protocol.versions import (
     HTTP_DEFAULT_VERSION,
     META_CAPABILITIES,
@@ -230,7 +230,6 @@ class Session(Connection):
         self.server = server
         self.transport: Transport = "stdio"
         self.session_id: str | None = None  # an HTTP session's Mcp-Session-Id
-        self._answer_one = answering(server.telemetry, self._one, self)  # traced, or _one itself
 
     # ------------------------------------------------------------------------- entry
 
@@ -256,7 +255,7 @@ class Session(Connection):
         try:
             if isinstance(obj, list):
                 return await self._batch(obj, width)
-            return await self._answer_one(obj, in_batch=False)
+            return await answered(self.server.telemetry, self._one, self, obj, in_batch=False)
         finally:
             if token is not None:
                 _request_send.reset(token)
@@ -306,7 +305,7 @@ class Session(Connection):
         error = jsonrpc.batch_error(items, self.server.limits)
         if error is not None:
             return jsonrpc.error_response(None, error)
-        one = functools.partial(self._answer_one, in_batch=True)
+        one = functools.partial(answered, self.server.telemetry, self._one, self, in_batch=True)
         width = width or self.slots(items)
         answers = await jsonrpc.answer_batch(items, one, width, lambda: self._closing)
         responses = [answer for answer in answers if answer is not None]

@@ -15,12 +15,11 @@ Without ``opentelemetry-api`` (``pip install "mcpkit[otel]"``) every mode is ``o
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from mcpkit.protocol.headers import Headers
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
     from mcpkit.app import App
     from mcpkit.protocol.spans import Answer, Spans
 
-__all__ = ["OTEL_ENV", "Telemetry", "answering", "telemetry_for"]
+__all__ = ["OTEL_ENV", "Telemetry", "answered", "telemetry_for"]
 
 OTEL_ENV = "MCPKIT_OTEL"
 MODES = ("on", "off", "propagate")
@@ -48,10 +47,16 @@ def telemetry_for(provider: Any) -> Telemetry | None:
     return Telemetry(mode == "propagate", provider)
 
 
-def answering(telemetry: Telemetry | None, one: Answer, session: Any) -> Answer:
-    """How ``session`` answers each message: ``one`` itself without telemetry (nothing in
-    between, nothing to check per message), else through :meth:`Telemetry.answer`."""
-    return one if telemetry is None else functools.partial(telemetry.answer, one, session)
+def answered(
+    telemetry: Telemetry | None, one: Answer, session: Any, obj: Any, *, in_batch: bool
+) -> Coroutine[Any, Any, Any]:
+    """How ``session`` answers a message: ``one(obj)`` itself without telemetry, else through
+    :meth:`Telemetry.answer`. Decided per message, never stored on the session: a session
+    holding its own bound method is a reference cycle, which only the garbage collector
+    frees (one per stateless HTTP request, whose throwaway session then lingers)."""
+    if telemetry is None:
+        return one(obj, in_batch=in_batch)
+    return telemetry.answer(one, session, obj, in_batch=in_batch)
 
 
 class Telemetry:

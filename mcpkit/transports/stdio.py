@@ -33,7 +33,7 @@ from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
 from mcpkit.protocol.server import MAX_IN_FLIGHT, Server
 from mcpkit.transports.stdio_out import FileWriter, PipeWriter, writer
-from mcpkit.transports.warmup import compile_in_background, past_the_handshake, warm_up
+from mcpkit.transports.warmup import WarmUp
 
 __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
@@ -98,7 +98,7 @@ async def _serve(
     out = await writer(loop, stdout)
     done = loop.create_future()
     connection = _Connection(server, out, max_in_flight, on_close=lambda: _set(done))
-    connection.freeze = freeze
+    connection.warming.freeze = freeze
     out.changed = connection.start_waiting  # stdout filled up, or drained
     reading = await _reader(loop, stdin, connection)
     try:
@@ -152,9 +152,7 @@ class _Connection(asyncio.Protocol):
         self.held: list[bytes] = []  # ...at the end of the pass, with no flush scheduled
         self.held_bytes = 0
         self.starter = _eager_tasks.EagerTaskStarter(self.loop)  # first steps run at once
-        self.answered_first = False
-        self.warmed = False  # validators built after the first answer past the handshake
-        self.freeze = False  # then: the heap so far leaves the collector's sight
+        self.warming = WarmUp()  # compiled after the first answer, validators after the handshake
         self.closed = False
 
     async def _send(self, message: dict[str, Any]) -> None:
@@ -292,12 +290,8 @@ class _Connection(asyncio.Protocol):
                     self._release_held()
             else:
                 self.write(data, len(self.tasks) <= 1)
-            if not self.answered_first:
-                self.answered_first = True
-                compile_in_background(self.server.app)
-            if not self.warmed and past_the_handshake(message):
-                self.warmed = True
-                warm_up(self.loop, self.server.app, self.freeze)
+            if not self.warming.done:
+                self.warming.answered(self.loop, self.server.app, message)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self.used -= self.tasks.pop(task, 0)

@@ -1,11 +1,12 @@
-"""What a stream transport does while its client reads the first answers.
+"""What a transport (stdio, HTTP) does while its client reads the first answers.
 
 After the first answer, every definition is compiled on a thread, so a broken one shows on
-stderr at once. After the first answer past the handshake (``initialize``, ``server/discover``:
-usually the ``tools/list`` answer), the validators are built on the event loop, one definition
-per callback; the first one imports pydantic (~40-70 ms), which the listing did not need when
-every schema came from the fast path (:mod:`mcpkit._fast_schema`). The first ``tools/call`` then
-finds its validator built; one that arrives sooner builds its own, as it always could.
+stderr at once. After the first answer past the handshake (``initialize``, ``server/discover``,
+and over HTTP the 202 of ``notifications/initialized``; usually the ``tools/list`` answer) the
+validators are built on the event loop, one definition per callback; the first one imports
+pydantic (~40-70 ms), which the listing did not need when every schema came from the fast path
+(:mod:`mcpkit._fast_schema`). The first ``tools/call`` then finds its validator built; one that
+arrives sooner builds its own, as it always could.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from typing import Any
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError
 
-__all__ = ["compile_in_background", "past_the_handshake", "warm_up"]
+__all__ = ["WarmUp", "compile_in_background", "past_the_handshake", "warm_up"]
 
-logger = logging.getLogger("mcpkit.stdio")
+logger = logging.getLogger("mcpkit.warmup")
 
 
 def compile_in_background(app: App) -> None:
@@ -41,12 +42,37 @@ def compile_in_background(app: App) -> None:
     threading.Thread(target=compile_all, name="mcpkit-compile", daemon=True).start()
 
 
-_HANDSHAKE = frozenset({"initialize", "server/discover"})
-"""Requests a client sends before its listings: warming up after them would delay those."""
+_HANDSHAKE = frozenset({"initialize", "notifications/initialized", "server/discover"})
+"""What a client sends before its listings: warming up after them would delay those (over
+HTTP the ``notifications/initialized`` POST is answered too, with a 202)."""
 
 
 def past_the_handshake(message: Any) -> bool:
-    return not (isinstance(message, dict) and message.get("method") in _HANDSHAKE)
+    """Whether ``message`` (decoded, or a request the core parsed) is past the handshake."""
+    method = message.get("method") if isinstance(message, dict) else getattr(message, "method", 0)
+    return method not in _HANDSHAKE
+
+
+class WarmUp:
+    """One transport's warm-up: every definition compiled after its first answer, validators
+    built after its first answer past the handshake. Once both are done (``done``), a transport
+    pays one attribute read per answer."""
+
+    __slots__ = ("compiled", "done", "freeze")
+
+    def __init__(self, freeze: bool = False) -> None:
+        self.compiled = False
+        self.done = False
+        self.freeze = freeze  # a process that only serves: see ``warm_up``
+
+    def answered(self, loop: asyncio.AbstractEventLoop, app: App, message: Any) -> None:
+        """Call after ``message``'s answer is written (only while ``done`` is false)."""
+        if not self.compiled:
+            self.compiled = True
+            compile_in_background(app)
+        if past_the_handshake(message):
+            self.done = True
+            warm_up(loop, app, self.freeze)
 
 
 def warm_up(loop: asyncio.AbstractEventLoop, app: App, freeze: bool = False) -> None:

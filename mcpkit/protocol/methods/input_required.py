@@ -36,10 +36,10 @@ async def with_input(
     if not ctx.stateless:
         return await run()
     method, name = target
-    name = _bound(name, params.get("arguments"), ctx.principal)
+    bound = _binding(name, params.get("arguments"), ctx.principal)
     answers: dict[str, Any] = {}
     if "requestState" in params:
-        answers.update(runtime.signer.decode(params["requestState"], method, name))
+        answers.update(runtime.signer.decode(params["requestState"], method, bound()))
         ids = answers.pop(_IDS, None)  # only ever from the signed state, never the client
         ctx.elicitation_ids = dict(ids) if isinstance(ids, dict) else None
     responses = params.get("inputResponses")
@@ -58,7 +58,7 @@ async def with_input(
         return {
             "resultType": "input_required",
             "inputRequests": ctx.missing_inputs,
-            "requestState": runtime.signer.encode(method, name, state),
+            "requestState": runtime.signer.encode(method, bound(), state),
         }
 
 
@@ -76,10 +76,32 @@ def _url_request(ctx: RequestContext, exc: UrlElicitationRequired) -> dict[str, 
     return {f"url-{exc.elicitation_id}": {"method": "elicitation/create", "params": params}}
 
 
-def _bound(name: str, arguments: Any, principal: Any) -> str:
-    """What a requestState is bound to: the name, a digest of the arguments, and the caller,
-    so a state cannot be replayed with other arguments or by another principal."""
-    seen = json.dumps([arguments, caller_key(principal)], sort_keys=True, default=str)
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # JSON values nothing can change
+
+
+def _binding(name: str, arguments: Any, principal: Any) -> Callable[[], str]:
+    """What a requestState is bound to (:func:`_bound`), digested only when asked: most calls
+    neither carry a state nor ask for input. The digest is of the arguments as the request
+    sent them, which the client's retry sends again: the call may change its arguments in
+    place before it asks, so they are copied now (flat ones, cheaply) or digested now (any
+    nested list or object)."""
+    caller = caller_key(principal)
+    if arguments is None or (isinstance(arguments, dict) and _flat(arguments)):
+        sent = None if arguments is None else dict(arguments)
+        return lambda: _bound(name, sent, caller)
+    bound = _bound(name, arguments, caller)
+    return lambda: bound
+
+
+def _flat(arguments: dict[str, Any]) -> bool:
+    return all(type(value) in _SCALARS for value in arguments.values())
+
+
+def _bound(name: str, arguments: Any, caller: str | None) -> str:
+    """What a requestState is bound to: the name, a digest of the arguments, and the caller
+    (its :func:`~mcpkit.protocol.request.caller_key`), so a state cannot be replayed with
+    other arguments or by another principal."""
+    seen = json.dumps([arguments, caller], sort_keys=True, default=str)
     return f"{name}#{hashlib.sha256(seen.encode()).hexdigest()[:32]}"
 
 

@@ -33,6 +33,7 @@ ASGISend = Callable[[ASGIMessage], Awaitable[None]]
 JSON = "application/json"
 SSE = "text/event-stream"
 SESSION_HEADER = "mcp-session-id"
+_CONTENT_TYPES = {JSON: (b"content-type", JSON.encode())}  # header lines encoded once
 _SSE_HEADERS = [
     (b"content-type", b"text/event-stream"),
     (b"cache-control", b"no-cache"),
@@ -111,8 +112,8 @@ class Exchange:
     ) -> None:
         raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
         if content_type is not None:
-            raw.append((b"content-type", content_type.encode()))
-        raw.append((b"content-length", str(len(body)).encode()))
+            raw.append(_CONTENT_TYPES.get(content_type) or (b"content-type", content_type.encode()))
+        raw.append((b"content-length", b"%d" % len(body)))
         await self.send({"type": "http.response.start", "status": status, "headers": raw})
         await self.send({"type": "http.response.body", "body": body})
 

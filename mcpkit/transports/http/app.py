@@ -38,6 +38,7 @@ from mcpkit.transports.http.auth import (
     metadata_paths,
     serve_metadata,
 )
+from mcpkit.transports.warmup import WarmUp
 
 __all__ = ["HttpApp"]
 
@@ -87,6 +88,7 @@ class HttpApp:
         self.sessions = Sessions(max_sessions, session_idle_seconds)
         self._started = False
         self._starting = asyncio.Lock()
+        self.warming = WarmUp()  # compiled after the first answer, validators after the handshake
 
     async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
         if scope["type"] == "http":
@@ -201,6 +203,8 @@ class HttpApp:
             await self._initialize(http, incoming)
         else:
             await self._post_session(http, incoming)
+        if not self.warming.done:
+            self.warming.answered(asyncio.get_running_loop(), self.server.app, incoming.message)
 
     async def _answer_once(self, http: Exchange, incoming: Incoming) -> None:
         """Answer on a throwaway session: no state outlives the request."""
@@ -259,7 +263,7 @@ class HttpApp:
             headers=[],
             fallback=live.push if live is not None else None,
         )
-        call = session.handle(incoming.message, send=out.notify)
+        call = session.handle(incoming.message, send=out.send)
         if live is None:  # no session to carry on: closing the stream cancels the call
             response = await unless_closed(http, call)
             if response is CLOSED:
