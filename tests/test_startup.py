@@ -3,7 +3,8 @@ the ``pydantic`` package; its validators are built after the listing, and the fi
 is the one it always was.
 
 The server says, at debug level, whether pydantic was loaded when it began warming up (right
-after the first answer past the handshake): a module once imported stays in ``sys.modules``, so
+after the first answer past the handshake that is not a page with a next one): a module once
+imported stays in ``sys.modules``, so
 "not loaded yet" there means ``initialize`` and ``tools/list`` were answered without it.
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from test_stdio import EXAMPLE, Server
 
-WARMING = b"warming up 2 definitions' validators (pydantic "
+WARMING = b"warming up 2 definitions' validators after answering 1 (pydantic "
 
 
 def test_initialize_and_tools_list_do_not_import_pydantic_and_a_call_still_works() -> None:
@@ -77,7 +78,7 @@ def test_the_warm_up_builds_every_kind_of_definition_without_a_failure(tmp_path:
         server.initialize("2025-11-25")
         server.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         said = b"".join(server.stderr_until(b"warm-up done"))
-        assert WARMING.replace(b"2", b"3") + b"not loaded yet)" in said
+        assert WARMING.replace(b"2 def", b"3 def") + b"not loaded yet)" in said
         assert b"not built in advance" not in said
         answer = server.request(
             {
@@ -90,5 +91,45 @@ def test_the_warm_up_builds_every_kind_of_definition_without_a_failure(tmp_path:
         assert answer["result"]["messages"] == [
             {"role": "user", "content": {"type": "text", "text": "Hello Ada"}}
         ]
+    finally:
+        server.stop()
+
+
+PAGED = """
+from mcpkit import App, ServerOptions
+
+app = App("paged", version="1.0.0", options=ServerOptions(page_size=1))
+
+
+@app.tool
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+@app.tool
+def sub(a: int, b: int) -> int:
+    return a - b
+"""
+
+
+def test_the_warm_up_waits_for_the_last_page_of_a_listing(tmp_path: Path) -> None:
+    """A client paging through the listing asks for the next page at once: the pydantic import
+    would delay it, so the warm-up starts after the last page."""
+    (tmp_path / "paged.py").write_text(PAGED, encoding="utf-8")
+    server = Server("paged.py:app", "--log-level", "debug", cwd=tmp_path)
+    try:
+        server.initialize("2025-11-25")
+        first = server.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert [tool["name"] for tool in first["result"]["tools"]] == ["add"]
+        cursor = first["result"]["nextCursor"]
+        second = server.request(
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"cursor": cursor}}
+        )
+        assert [tool["name"] for tool in second["result"]["tools"]] == ["sub"]
+        assert "nextCursor" not in second["result"]
+        warming = server.stderr_until(b"warming up")[-1]
+        assert warming.endswith(
+            b"warming up 2 definitions' validators after answering 2 (pydantic not loaded yet)\n"
+        )
     finally:
         server.stop()

@@ -27,7 +27,7 @@ from mcpkit.app import App
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
 from mcpkit.protocol.server import MAX_IN_FLIGHT, Server
-from mcpkit.transports.warmup import compile_in_background, past_the_handshake, warm_up
+from mcpkit.transports.warmup import compile_in_background, time_to_warm_up, warm_up
 
 __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
@@ -140,7 +140,7 @@ class _Connection(asyncio.Protocol):
             self.loop
         )  # runs a request's first step at once
         self.answered_first = False
-        self.warmed = False  # validators built after the first answer past the handshake
+        self.warmed = False  # validators built after the listing (see time_to_warm_up)
         self.closed = False
 
     async def _send(self, message: dict[str, Any]) -> None:
@@ -276,9 +276,9 @@ class _Connection(asyncio.Protocol):
             if not self.answered_first:
                 self.answered_first = True
                 compile_in_background(self.server.app)
-            if not self.warmed and past_the_handshake(message):
+            if not self.warmed and time_to_warm_up(message, response):
                 self.warmed = True
-                warm_up(self.loop, self.server.app)
+                warm_up(self.loop, self.server.app, _request_id(message))
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self.used -= self.tasks.pop(task, 0)
@@ -436,3 +436,7 @@ def _stop_on_signals(loop: asyncio.AbstractEventLoop, stop: Callable[[], None]) 
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
+
+
+def _request_id(message: Any) -> Any:
+    return message.get("id") if isinstance(message, dict) else None

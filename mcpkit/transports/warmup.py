@@ -1,11 +1,12 @@
 """What a stream transport does while its client reads the first answers.
 
 After the first answer, every definition is compiled on a thread, so a broken one shows on
-stderr at once. After the first answer past the handshake (``initialize``, ``server/discover``:
-usually the ``tools/list`` answer), the validators are built on the event loop, one definition
-per callback; the first one imports pydantic (~40-70 ms), which the listing did not need when
-every schema came from the fast path (:mod:`mcpkit._fast_schema`). The first ``tools/call`` then
-finds its validator built; one that arrives sooner builds its own, as it always could.
+stderr at once. After the first answer past the handshake (``initialize``, ``server/discover``)
+that is not a page with a next one (usually the ``tools/list`` answer, its last page), the
+validators are built on the event loop, one definition per callback; the first one imports
+pydantic (~40-70 ms), which the listing did not need when every schema came from the fast path
+(:mod:`mcpkit._fast_schema`). The first ``tools/call`` then finds its validator built; one that
+arrives sooner builds its own, as it always could.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError
 
-__all__ = ["compile_in_background", "past_the_handshake", "warm_up"]
+__all__ = ["compile_in_background", "time_to_warm_up", "warm_up"]
 
 logger = logging.getLogger("mcpkit.stdio")
 
@@ -44,19 +45,28 @@ _HANDSHAKE = frozenset({"initialize", "server/discover"})
 """Requests a client sends before its listings: warming up after them would delay those."""
 
 
-def past_the_handshake(message: Any) -> bool:
-    return not (isinstance(message, dict) and message.get("method") in _HANDSHAKE)
+def time_to_warm_up(message: Any, response: Any) -> bool:
+    """Whether to warm up after answering ``message`` with ``response``: not after the
+    handshake, and not after a listing page that has a next one (a client paging through a
+    listing asks for the next page at once; the warm-up would delay it by the pydantic import).
+    The answer to the last page, or to anything else, starts it."""
+    if isinstance(message, dict) and message.get("method") in _HANDSHAKE:
+        return False
+    result = response.get("result") if isinstance(response, dict) else None
+    return not (isinstance(result, dict) and "nextCursor" in result)
 
 
-def warm_up(loop: asyncio.AbstractEventLoop, app: App) -> None:
+def warm_up(loop: asyncio.AbstractEventLoop, app: App, after: Any) -> None:
     """Build every definition's validators (the first one imports pydantic) while the client
     reads the answer just written: one definition per loop callback, so a request that arrives
     meanwhile waits for one step at most. Not a thread: the import lock and the GIL would stall
-    requests anyway. A call that comes first builds its own validator, as it always could."""
+    requests anyway. A call that comes first builds its own validator, as it always could.
+    ``after``: the id of the request just answered (logged)."""
     pending = deque(app.definitions())
     logger.debug(
-        "warming up %d definitions' validators (pydantic %s)",
+        "warming up %d definitions' validators after answering %r (pydantic %s)",
         len(pending),
+        after,
         "already loaded" if "pydantic" in sys.modules else "not loaded yet",
     )
 
