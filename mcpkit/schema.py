@@ -25,8 +25,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import typing_extensions
-from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from mcpkit._codec import PydanticSerializationError, to_jsonable_python
 from mcpkit._elicitation import elicitation_schema
 from mcpkit._fast_schema import admits_none, distinct_names, fast_schema, typeddicts
 from mcpkit._frozen import frozen

@@ -18,8 +18,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
-from pydantic_core import to_json
-
+from mcpkit._codec import to_json
 from mcpkit.context import Context
 from mcpkit.exceptions import (
     DefinitionError,
