@@ -179,3 +179,24 @@ def test_a_tool_may_return_frozen_values_inside_its_data() -> None:
             "action": "decline",
             "content": None,
         }
+
+
+def test_every_frozen_class_mcpkit_imports_has_its_own_docstring() -> None:
+    """Without one, ``dataclasses`` writes it from ``inspect.signature``, whose first use
+    compiles ``tokenize``'s regular expressions: a few ms of every server's start-up."""
+    import sys
+
+    import mcpkit.cli.serve
+    import mcpkit.transports.stdio  # noqa: F401
+
+    undocumented = [
+        f"{name}.{value.__name__}"
+        for name, module in list(sys.modules.items())
+        if name.startswith("mcpkit")
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and value.__module__ == name
+        and "__frozen_fields__" in vars(value)
+        and (vars(value).get("__doc__") or f"{value.__name__}(").startswith(f"{value.__name__}(")
+    ]
+    assert undocumented == []
