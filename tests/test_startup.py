@@ -133,3 +133,22 @@ def test_the_warm_up_waits_for_the_last_page_of_a_listing(tmp_path: Path) -> Non
         )
     finally:
         server.stop()
+
+
+def test_a_request_with_a_method_that_is_not_a_string_is_answered_and_serving_goes_on() -> None:
+    """The warm-up's "is this the handshake" test meets whatever a client sends as a method."""
+    server = Server(EXAMPLE, "--log-level", "debug")
+    try:
+        server.initialize("2025-11-25")
+        bad = server.request({"jsonrpc": "2.0", "id": 1, "method": {"m": 1}})
+        assert bad == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {"code": -32600, "message": "Invalid Request"},
+        }
+        listed = server.request({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        assert [tool["name"] for tool in listed["result"]["tools"]] == ["build-app", "lint-check"]
+        warming = server.stderr_until(b"warming up")[-1]
+        assert warming.endswith(WARMING + b"not loaded yet)\n")
+    finally:
+        server.stop()

@@ -50,7 +50,8 @@ def time_to_warm_up(message: Any, response: Any) -> bool:
     handshake, and not after a listing page that has a next one (a client paging through a
     listing asks for the next page at once; the warm-up would delay it by the pydantic import).
     The answer to the last page, or to anything else, starts it."""
-    if isinstance(message, dict) and message.get("method") in _HANDSHAKE:
+    method = message.get("method") if isinstance(message, dict) else None
+    if isinstance(method, str) and method in _HANDSHAKE:  # a bad one may be any JSON value
         return False
     result = response.get("result") if isinstance(response, dict) else None
     return not (isinstance(result, dict) and "nextCursor" in result)
