@@ -8,7 +8,6 @@ with the answers the client sent so far; when it still needs one it answers
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -80,6 +79,8 @@ def _bound(name: str, arguments: Any, principal: Any) -> str:
     """What a requestState is bound to: the name, a digest of the arguments, and the caller,
     so a state cannot be replayed with other arguments or by another principal."""
     seen = json.dumps([arguments, caller_key(principal)], sort_keys=True, default=str)
+    import hashlib  # not at import: it loads OpenSSL's hashes (start-up)
+
     return f"{name}#{hashlib.sha256(seen.encode()).hexdigest()[:32]}"
 
 
