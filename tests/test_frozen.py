@@ -206,3 +206,25 @@ def test_every_frozen_class_a_stdio_server_imports_has_its_own_docstring() -> No
         [sys.executable, "-c", UNDOCUMENTED], capture_output=True, text=True, check=True
     ).stdout
     assert out == "[]\n"
+
+
+class _Slots:
+    __slots__ = ("x", "y")
+
+
+@frozen
+class Slotted(_Slots):
+    """Fields that are slots of a base class: data descriptors, set through them."""
+
+    x: int
+    y: int
+
+
+def test_fields_stored_in_slots_go_through_the_slots() -> None:
+    value = Slotted(1, 2)
+    assert (value.x, value.y) == (1, 2)
+    assert vars(value) == {}  # in the slots, not in the instance dict
+    assert vars(Point(1, 2, "p")) == {"x": 1, "y": 2, "label": "p"}
+    assert Slotted(1, 2) == Slotted(1, 2)
+    with pytest.raises(AttributeError, match="frozen"):
+        value.x = 3  # type: ignore[misc]
