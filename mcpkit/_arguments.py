@@ -15,8 +15,7 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
-from pydantic_core import ValidationError, to_json
-
+from mcpkit._codec import ValidationError, to_json
 from mcpkit._jsonschema import mentions, union_members
 from mcpkit._recheck import KEYWORDS, first_violation
 from mcpkit._validation_errors import detail, error_detail, locate

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 import jsonschema
-from pydantic_core import to_jsonable_python
 
+from mcpkit._codec import to_jsonable_python
 from mcpkit.exceptions import InvalidArguments
 
 __all__ = ["ExplicitOutput", "ExplicitValidator"]

@@ -15,7 +15,14 @@ import typing_extensions
 
 from mcpkit._param_headers import Header
 
-__all__ = ["admits_none", "distinct_names", "fast_schema", "flag_values", "typeddicts"]
+__all__ = [
+    "admits_none",
+    "distinct_names",
+    "fast_parameter",
+    "fast_schema",
+    "flag_values",
+    "typeddicts",
+]
 
 _PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
@@ -50,6 +57,44 @@ def fast_schema(tp: Any) -> dict[str, Any] | None:
         values = fast_schema(args[1])
         return None if values is None else {"type": "object", "additionalProperties": values}
     return None
+
+
+_MEMO: dict[tuple[int, bool], tuple[Any, dict[str, Any] | None]] = {}
+_MEMO_SIZE = 4096  # distinct parameter annotations remembered (then forgotten all at once)
+
+
+def fast_parameter(
+    annotation: Any, default_none: bool
+) -> tuple[dict[str, Any] | None, set[Any] | None]:
+    """A parameter's fast schema (of ``Optional[annotation]`` when it defaults to ``None``
+    and does not admit ``None`` yet: an explicit ``null`` is accepted) and the
+    TypedDicts it reaches (``None``: a recursive one), as :func:`fast_schema` and
+    :func:`typeddicts` give them. The tools of one server share a few annotation objects
+    (``int``, an Enum, the ``Optional[int]`` ``typing`` caches): each one's schema is worked
+    out once, by identity, and a copy handed out. Annotations reaching a TypedDict are not
+    remembered (their forward references may resolve later)."""
+    key = (id(annotation), default_none)
+    known = _MEMO.get(key)
+    if known is not None and known[0] is annotation:
+        return _copied(known[1]), set()
+    inside = typeddicts(annotation)
+    nullable = default_none and not admits_none(annotation)
+    target = typing_extensions.Optional[annotation] if nullable else annotation  # noqa: UP045
+    schema = fast_schema(target)
+    if inside == set():
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[key] = (annotation, _copied(schema))
+    return schema, inside
+
+
+def _copied(schema: Any) -> Any:
+    """A copy of a schema's dicts and lists (what callers change), sharing the scalars."""
+    if type(schema) is dict:
+        return {key: _copied(value) for key, value in schema.items()}
+    if type(schema) is list:
+        return [_copied(value) for value in schema]
+    return schema
 
 
 def _fast_enum(cls: type[enum.Enum]) -> dict[str, Any] | None:

@@ -47,6 +47,7 @@ def frozen(cls: T) -> T:
     )
     methods = {
         "__frozen_fields__": tuple(names),
+        "__frozen_plain__": _plain(cls, names),
         "__frozen_defaults__": defaults,
         "__frozen_post_init__": hasattr(cls, "__post_init__"),
         "__signature__": signature,
@@ -65,6 +66,14 @@ def frozen(cls: T) -> T:
 _EMPTY = inspect.Parameter.empty
 
 
+def _plain(cls: type, names: list[str]) -> bool:
+    """Whether the fields can be stored straight into the instance ``__dict__``: instances have
+    one and no field is a data descriptor on the class (which ``object.__setattr__`` would call)."""
+    if not getattr(cls, "__dictoffset__", 0):
+        return False
+    return not any(hasattr(type(inspect.getattr_static(cls, n, None)), "__set__") for n in names)
+
+
 def _check_order(cls: type, names: list[str], defaults: dict[str, Any]) -> None:
     seen_default = False
     for name in names:
@@ -79,8 +88,11 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     names: tuple[str, ...] = cls.__frozen_fields__
     setter = object.__setattr__
     if not kwargs and len(args) == len(names):  # every field by position: the common case
-        for name, value in zip(names, args, strict=True):
-            setter(self, name, value)
+        if cls.__frozen_plain__:  # what object.__setattr__ does for them, in one call
+            self.__dict__.update(zip(names, args, strict=True))
+        else:
+            for name, value in zip(names, args, strict=True):
+                setter(self, name, value)
     else:
         for name, value in _arguments(cls, names, args, kwargs):
             setter(self, name, value)

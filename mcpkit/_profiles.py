@@ -17,9 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from mcpkit._jsonschema import branches, deref, type_set
-from mcpkit._profile_portable import portable
 from mcpkit._profile_shapes import Unpublishable, is_null
-from mcpkit._profile_strict import openai_strict
 from mcpkit.exceptions import DefinitionError
 
 __all__ = ["SCHEMA_PROFILES", "SchemaProfile", "check_profile", "omitting_nulls", "published"]
@@ -27,10 +25,19 @@ __all__ = ["SCHEMA_PROFILES", "SchemaProfile", "check_profile", "omitting_nulls"
 SchemaProfile = Literal["default", "portable", "openai-strict"]
 SCHEMA_PROFILES: tuple[SchemaProfile, ...] = ("default", "portable", "openai-strict")
 
-_SHAPERS: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
-    "portable": portable,
-    "openai-strict": openai_strict,
-}
+
+def _shaper(profile: str) -> Callable[[Mapping[str, Any]], dict[str, Any]] | None:
+    """The pass of a profile other than ``"default"``, imported on first use: a server that
+    publishes its schemas as derived (most) never loads them (~2 ms of its start-up)."""
+    if profile == "portable":
+        from mcpkit._profile_portable import portable
+
+        return portable
+    if profile == "openai-strict":
+        from mcpkit._profile_strict import openai_strict
+
+        return openai_strict
+    return None
 
 
 def check_profile(
@@ -49,7 +56,7 @@ def published(schema: dict[str, Any], profile: SchemaProfile, *, where: str) -> 
 
     Raises :class:`DefinitionError` naming the parameter (``$.a.b``) a profile cannot publish.
     """
-    shape = _SHAPERS.get(profile)
+    shape = _shaper(profile)
     if shape is None:
         return schema
     try:

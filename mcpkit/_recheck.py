@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from pydantic_core import to_json
-
+from mcpkit._codec import to_json
 from mcpkit._jsonschema import branches, deref, union_members
 
 __all__ = ["KEYWORDS", "first_violation"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -104,7 +105,47 @@ def _check_parameter(param: inspect.Parameter, where: str) -> None:
 
 
 def resolve_hints(fn: Callable[..., Any], where: str) -> dict[str, Any]:
-    """Evaluate the annotations (forward references, ``from __future__ import annotations``)."""
+    """Evaluate the annotations (forward references, ``from __future__ import annotations``).
+
+    A plain function whose annotations are all objects seen before to evaluate to themselves
+    (``int``, an Enum, ``Optional[int]``...: see :func:`_remember_settled`) gets them as they
+    are, which is what ``get_type_hints`` would return (Python 3.11+: 3.10 adds ``Optional``
+    for a ``None`` default)."""
+    annotations = getattr(fn, "__annotations__", None)
+    if (
+        _SETTLED_HINTS
+        and type(fn) is types.FunctionType
+        and type(annotations) is dict
+        and all(_SETTLED.get(id(value), _MISSING) is value for value in annotations.values())
+    ):
+        return dict(annotations)
+    hints = _evaluated(fn, where)
+    if _SETTLED_HINTS and type(annotations) is dict:
+        _remember_settled(annotations, hints)
+    return hints
+
+
+_SETTLED_HINTS = sys.version_info >= (3, 11)
+_SETTLED: dict[int, Any] = {}  # id -> an annotation object get_type_hints leaves as it is
+_SETTLED_SIZE = 4096  # remembered (then forgotten all at once)
+
+
+def _remember_settled(annotations: dict[str, Any], hints: dict[str, Any]) -> None:
+    """Remember the annotations ``get_type_hints`` gave back unchanged: the same object, or an
+    equal one of the same type (it rebuilds ``list[int]``). ``None`` (which becomes
+    ``NoneType``) and strings (which are evaluated) never are."""
+    for name, value in annotations.items():
+        hint = hints.get(name, _MISSING)
+        if hint is value or (type(hint) is type(value) and hint == value):
+            if len(_SETTLED) >= _SETTLED_SIZE:
+                _SETTLED.clear()
+            _SETTLED[id(value)] = value
+
+
+_MISSING = object()
+
+
+def _evaluated(fn: Callable[..., Any], where: str) -> dict[str, Any]:
     try:
         return typing.get_type_hints(fn, include_extras=True)
     except NameError as exc:
@@ -130,6 +171,21 @@ def _unresolved(fn: Callable[..., Any]) -> str:
 
 def is_context(hint: Any) -> bool:
     """``Context``, ``Context | None`` or ``Annotated[Context, ...]``."""
+    known = _NOT_CONTEXT.get(id(hint), _MISSING)
+    if known is hint:
+        return False
+    if _is_context(hint):
+        return True
+    if len(_NOT_CONTEXT) >= _SETTLED_SIZE:
+        _NOT_CONTEXT.clear()
+    _NOT_CONTEXT[id(hint)] = hint  # the parameter shapes of many tools repeat
+    return False
+
+
+_NOT_CONTEXT: dict[int, Any] = {}  # id -> a hint found not to be the Context
+
+
+def _is_context(hint: Any) -> bool:
     if typing_extensions.get_origin(hint) is typing_extensions.Annotated:
         hint = typing_extensions.get_args(hint)[0]
     args = typing_extensions.get_args(hint)

@@ -10,6 +10,12 @@ so a Python whose internals change loses the speed-up, not correctness.
   the current task with ``asyncio.tasks._enter_task``/``_leave_task`` and reads and clears a
   future's ``_asyncio_future_blocking`` flag, as ``asyncio.Task`` does. Without it, 3.11
   starts tasks the ordinary way, as 3.10 does: a request's first step runs a turn later.
+- :func:`pydantic_core_extension`, for ``mcpkit._codec``: pydantic_core's compiled module (the
+  JSON codec and ``ValidationError``) loaded without the package's ``__init__``, which imports
+  ``core_schema`` (with ``fractions`` and ``decimal``: ~10-20 ms of a start-up that needs none of
+  it). It leans on pydantic_core's private layout, not CPython's: the extension is
+  ``pydantic_core._pydantic_core``, and the package ``__init__`` imports it from there (finding it
+  in ``sys.modules``, the same module, so the same classes). Without it the package is imported.
 - :func:`plain_loop`, :func:`idle` and :func:`has_ready`, for the worker hand-off in
   ``mcpkit._workers``: whether the loop has nothing to run, read from asyncio's ready queue
   (``loop._ready``) on asyncio's own loops only (``call_soon`` not overridden). Without them a
@@ -34,12 +40,22 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextvars
+import importlib.machinery
+import importlib.util
 import sys
 import types
 from collections.abc import Coroutine, Generator
 from typing import Any
 
-__all__ = ["SpareStarter", "has_ready", "idle", "plain_loop", "small_reads", "spare_starter"]
+__all__ = [
+    "SpareStarter",
+    "has_ready",
+    "idle",
+    "plain_loop",
+    "pydantic_core_extension",
+    "small_reads",
+    "spare_starter",
+]
 
 # ----------------------------------------------------------------- eager start (Python 3.11)
 
@@ -279,3 +295,66 @@ def small_reads(transport: asyncio.BaseTransport) -> bool:
         return False
     transport.max_size = min(transport.max_size, READ_SIZE)  # type: ignore[attr-defined]
     return True
+
+
+# ------------------------------------------------- pydantic_core without its package __init__
+
+_EXTENSION = "pydantic_core._pydantic_core"
+
+
+def pydantic_core_extension() -> types.ModuleType | None:
+    """``pydantic_core._pydantic_core``, loaded without running ``pydantic_core/__init__.py``;
+    ``None`` when the package is already imported or is not laid out that way (the caller then
+    imports the package). When the package is imported later, its ``__init__`` finds this very
+    module in ``sys.modules``, and :class:`_Attach` sets the package's ``_pydantic_core``."""
+    if "pydantic_core" in sys.modules or _EXTENSION in sys.modules:
+        return None
+    package = importlib.util.find_spec("pydantic_core")  # finds it, runs nothing
+    places = None if package is None else package.submodule_search_locations
+    spec = None if places is None else importlib.machinery.PathFinder.find_spec(_EXTENSION, places)
+    if spec is None or type(spec.loader) is not importlib.machinery.ExtensionFileLoader:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[_EXTENSION] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception:  # the package import will raise it again, with its own message
+        del sys.modules[_EXTENSION]
+        return None
+    sys.meta_path.insert(0, _Attach(module))
+    return module
+
+
+class _Attach:
+    """A ``sys.meta_path`` finder for the ``pydantic_core`` package alone, once: the spec the
+    other finders give, whose loader then sets the package's ``_pydantic_core`` attribute (an
+    import that finds a submodule in ``sys.modules`` does not set it)."""
+
+    def __init__(self, extension: types.ModuleType) -> None:
+        self.extension = extension
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        if name != "pydantic_core":
+            return None
+        sys.meta_path.remove(self)
+        spec: Any = importlib.util.find_spec(name)
+        if spec is not None and spec.loader is not None:
+            spec.loader = _Attaching(spec.loader, self.extension)
+        return spec
+
+
+class _Attaching:
+    """The package's own loader, that sets ``_pydantic_core`` before running ``__init__`` and
+    then puts itself back out of the way (the module's loader is the package's own)."""
+
+    def __init__(self, loader: Any, extension: types.ModuleType) -> None:
+        self.loader = loader
+        self.extension = extension
+
+    def create_module(self, spec: Any) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        module.__loader__ = module.__spec__.loader = self.loader  # type: ignore[union-attr]
+        setattr(module, "_pydantic_core", self.extension)  # noqa: B010
+        self.loader.exec_module(module)

@@ -10,11 +10,13 @@ templates all report argument failures this way.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic_core import ErrorDetails, ValidationError, to_json
-
+from mcpkit._codec import ValidationError, to_json
 from mcpkit._jsonschema import branches, deref, step, union_members
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 __all__ = ["detail", "error_detail", "locate"]
 

@@ -33,6 +33,13 @@ class Text:
 
 @frozen
 class _Binary:
+    """What :class:`Image` and :class:`Audio` share: bytes, or a file to read them from.
+
+    (Documented, as every ``@frozen`` class should be: ``dataclasses`` writes a missing
+    docstring from ``inspect.signature``, whose first use compiles ``tokenize``'s regular
+    expressions, a few ms of every start-up.)
+    """
+
     data: bytes | None = None
     path: str | Path | None = None
     mime_type: str | None = None

@@ -31,7 +31,6 @@ the negotiated protocol version. Messages say what went wrong and, where it help
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 __all__ = [
@@ -253,7 +252,11 @@ class UrlElicitationRequired(ProtocolError):
     default_message = "URL elicitation required"
 
     def __init__(self, url: str, message: str, *, elicitation_id: str | None = None) -> None:
-        self.elicitation_id = elicitation_id or secrets.token_urlsafe(16)
+        if not elicitation_id:
+            import secrets  # not at import: hmac and hashlib come with it (start-up)
+
+            elicitation_id = secrets.token_urlsafe(16)
+        self.elicitation_id = elicitation_id
         self.url = url
         self.prompt = message
         elicitation = {

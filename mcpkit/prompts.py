@@ -19,10 +19,10 @@ from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic_core import ValidationError
 from typing_extensions import Unpack
 
 from mcpkit._availability import AccessOptions, check_access
+from mcpkit._codec import ValidationError
 from mcpkit._frozen import frozen
 from mcpkit._signatures import Definition, check_name, check_options
 from mcpkit._validation_errors import error_detail

@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import cached_property
 from typing import Any
 
-from pydantic_core import ValidationError, to_json
 from typing_extensions import Unpack
 
 from mcpkit._availability import AccessOptions, CacheScope, check_access, check_hint
+from mcpkit._codec import ValidationError, to_json
 from mcpkit._frozen import frozen
 from mcpkit._pydantic_loaded import is_model
 from mcpkit._signatures import Definition, check_options, declared_context

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic_core import to_json
-
+from mcpkit._codec import to_json
 from mcpkit._frozen import frozen
 from mcpkit.content import Content
 

@@ -25,10 +25,15 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import typing_extensions
-from pydantic_core import PydanticSerializationError, to_jsonable_python
 
+from mcpkit._codec import PydanticSerializationError, to_jsonable_python
 from mcpkit._elicitation import elicitation_schema
-from mcpkit._fast_schema import admits_none, distinct_names, fast_schema, typeddicts
+from mcpkit._fast_schema import (
+    admits_none,
+    distinct_names,
+    fast_parameter,
+    fast_schema,
+)
 from mcpkit._frozen import frozen
 from mcpkit._jsonschema import clean_schema, map_subschemas, subschemas, without_null
 from mcpkit._param_headers import Header, mirror_headers
@@ -153,8 +158,7 @@ def _fast_arguments(params: Sequence[Param]) -> dict[str, Any] | None:
     properties: dict[str, Any] = {}
     reached: set[Any] = set()  # pydantic keeps the titles of TypedDicts that share a name
     for param in params:
-        prop = fast_schema(_accepting_null(param.annotation, param))
-        inside = typeddicts(param.annotation)
+        prop, inside = fast_parameter(param.annotation, param.default is None)
         if prop is None or inside is None:
             return None
         reached |= inside

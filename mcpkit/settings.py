@@ -27,9 +27,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import typing_extensions
-from pydantic_core import ValidationError
 from typing_extensions import TypedDict
 
+from mcpkit._codec import ValidationError
 from mcpkit._envfile import EnvFileError, read_env_file
 from mcpkit._frozen import frozen
 from mcpkit._pydantic_loaded import is_model_class

@@ -86,6 +86,8 @@ def _is_unstructured(hint: Any) -> bool:
 
 @frozen
 class _Compiled:
+    """A compiled tool: its published definition, its argument validator, its output check."""
+
     definition: dict[str, Any]
     validate: Callable[[Mapping[str, Any]], dict[str, Any]]
     output: Any  # ReturnSchema

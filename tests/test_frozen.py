@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -179,3 +181,50 @@ def test_a_tool_may_return_frozen_values_inside_its_data() -> None:
             "action": "decline",
             "content": None,
         }
+
+
+UNDOCUMENTED = """
+import sys
+import mcpkit, mcpkit.cli.serve, mcpkit.protocol.server, mcpkit.transports.stdio
+print(sorted(
+    f"{name}.{value.__name__}"
+    for name, module in list(sys.modules.items())
+    if name.startswith("mcpkit")
+    for value in vars(module).values()
+    if isinstance(value, type)
+    and value.__module__ == name
+    and "__frozen_fields__" in vars(value)
+    and (vars(value).get("__doc__") or f"{value.__name__}(").startswith(f"{value.__name__}(")
+))
+"""
+
+
+def test_every_frozen_class_a_stdio_server_imports_has_its_own_docstring() -> None:
+    """Without one, ``dataclasses`` writes it from ``inspect.signature``, whose first use
+    compiles ``tokenize``'s regular expressions: a few ms of every server's start-up."""
+    out = subprocess.run(
+        [sys.executable, "-c", UNDOCUMENTED], capture_output=True, text=True, check=True
+    ).stdout
+    assert out == "[]\n"
+
+
+class _Slots:
+    __slots__ = ("x", "y")
+
+
+@frozen
+class Slotted(_Slots):
+    """Fields that are slots of a base class: data descriptors, set through them."""
+
+    x: int
+    y: int
+
+
+def test_fields_stored_in_slots_go_through_the_slots() -> None:
+    value = Slotted(1, 2)
+    assert (value.x, value.y) == (1, 2)
+    assert vars(value) == {}  # in the slots, not in the instance dict
+    assert vars(Point(1, 2, "p")) == {"x": 1, "y": 2, "label": "p"}
+    assert Slotted(1, 2) == Slotted(1, 2)
+    with pytest.raises(AttributeError, match="frozen"):
+        value.x = 3  # type: ignore[misc]

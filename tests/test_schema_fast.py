@@ -6,6 +6,7 @@ answering ``tools/list`` stays cheap); these properties hold it to the slow path
 
 from __future__ import annotations
 
+import copy
 import enum
 from typing import Annotated, Any, Literal, Optional
 
@@ -197,6 +198,28 @@ def test_fast_arguments_equal_the_pydantic_path(params: list[Param]) -> None:
     expected = clean_schema(raw, strip_optional=True)
     _finish_properties(expected, params, "tool 't'")
     assert published == expected
+
+
+def scribble(schema: Any) -> None:
+    """Change every dict and list inside ``schema``, as a careless caller might."""
+    if isinstance(schema, dict):
+        for value in list(schema.values()):
+            scribble(value)
+        schema["scribbled"] = True
+    elif isinstance(schema, list):
+        for value in list(schema):
+            scribble(value)
+        schema.append("scribbled")
+
+
+@given(parameter_lists())
+def test_a_remembered_parameter_schema_is_the_same_and_a_copy(params: list[Param]) -> None:
+    """The same annotation objects again (as in a server's many tools): the remembered schemas
+    equal the first ones, and changing the first ones changes none that come later."""
+    first = arguments_schema(params, where="tool 't'").schema
+    expected = copy.deepcopy(first)
+    scribble(first)
+    assert arguments_schema(params, where="tool 'u'").schema == expected
 
 
 def test_types_outside_the_fast_path_go_to_pydantic() -> None:

@@ -166,3 +166,47 @@ def test_without_the_module_mcpkit_serves_the_same_answers() -> None:
         assert process.wait(30) == 0
         assert process.stdout is not None
         process.stdout.close()
+
+
+CODEC_PROBE = """
+import sys
+import mcpkit, mcpkit._codec
+before = sorted(m for m in sys.modules if m.startswith("pydantic_core"))
+import pydantic_core
+from pydantic import TypeAdapter
+try:
+    TypeAdapter(int).validate_python("x", strict=True)
+except mcpkit._codec.ValidationError as exc:
+    caught = type(exc).__name__
+print(before)
+print(pydantic_core._pydantic_core is sys.modules["pydantic_core._pydantic_core"])
+print(pydantic_core.to_json is mcpkit._codec.to_json, caught)
+loader = pydantic_core.__loader__
+print(type(loader).__name__, pydantic_core.__spec__.loader is loader)
+print([type(finder).__name__ for finder in sys.meta_path if type(finder).__name__ == "_Attach"])
+"""
+
+
+def test_import_mcpkit_loads_the_codec_without_pydantic_cores_package_init() -> None:
+    """The compiled module alone at start; the package imported later is whole and shares it."""
+    out = subprocess.run(
+        [sys.executable, "-c", CODEC_PROBE], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.splitlines() == [
+        "['pydantic_core._pydantic_core']",
+        "True",
+        "True ValidationError",
+        "SourceFileLoader True",
+        "[]",
+    ]
+
+
+def test_the_codec_comes_from_the_package_once_it_is_imported() -> None:
+    """pydantic_core already imported (as in this process): nothing is loaded again."""
+    import pydantic_core
+
+    assert _speedups.pydantic_core_extension() is None
+    from mcpkit import _codec
+
+    assert _codec.ValidationError is pydantic_core.ValidationError
+    assert _codec.from_json is pydantic_core.from_json

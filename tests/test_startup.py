@@ -3,7 +3,8 @@ the ``pydantic`` package; its validators are built after the listing, and the fi
 is the one it always was.
 
 The server says, at debug level, whether pydantic was loaded when it began warming up (right
-after the first answer past the handshake): a module once imported stays in ``sys.modules``, so
+after the first answer past the handshake that is not a page with a next one): a module once
+imported stays in ``sys.modules``, so
 "not loaded yet" there means ``initialize`` and ``tools/list`` were answered without it.
 """
 
@@ -21,7 +22,7 @@ from test_stdio import EXAMPLE, Server
 
 from mcpkit import App
 
-WARMING = b"warming up 2 definitions' validators (pydantic "
+WARMING = b"warming up 2 definitions' validators after answering 1 (pydantic "
 INFO = {"name": "t", "version": "1"}
 BUILD_ARGUMENTS = {"project_dir": "./app", "arch": "arm64", "configuration": "Release"}
 BUILT = (
@@ -92,7 +93,7 @@ def test_the_warm_up_builds_every_kind_of_definition_without_a_failure(tmp_path:
         server.initialize("2025-11-25")
         server.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         said = b"".join(server.stderr_until(b"warm-up done"))
-        assert WARMING.replace(b"2", b"3") + b"not loaded yet)" in said
+        assert WARMING.replace(b"2 def", b"3 def") + b"not loaded yet)" in said
         assert b"not built in advance" not in said
         answer = server.request(
             {
@@ -125,6 +126,46 @@ def test_over_http_the_listing_does_not_import_pydantic_and_the_warm_up_follows_
         call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
         reply = post(port, call, headers)
         assert (reply.status, reply.body) == (200, BUILT)
+    finally:
+        server.stop()
+
+
+PAGED = """
+from mcpkit import App, ServerOptions
+
+app = App("paged", version="1.0.0", options=ServerOptions(page_size=1))
+
+
+@app.tool
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+@app.tool
+def sub(a: int, b: int) -> int:
+    return a - b
+"""
+
+
+def test_the_warm_up_waits_for_the_last_page_of_a_listing(tmp_path: Path) -> None:
+    """A client paging through the listing asks for the next page at once: the pydantic import
+    would delay it, so the warm-up starts after the last page."""
+    (tmp_path / "paged.py").write_text(PAGED, encoding="utf-8")
+    server = Server("paged.py:app", "--log-level", "debug", cwd=tmp_path)
+    try:
+        server.initialize("2025-11-25")
+        first = server.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert [tool["name"] for tool in first["result"]["tools"]] == ["add"]
+        cursor = first["result"]["nextCursor"]
+        second = server.request(
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"cursor": cursor}}
+        )
+        assert [tool["name"] for tool in second["result"]["tools"]] == ["sub"]
+        assert "nextCursor" not in second["result"]
+        warming = server.stderr_until(b"warming up")[-1]
+        assert warming.endswith(
+            b"warming up 2 definitions' validators after answering 2 (pydantic not loaded yet)\n"
+        )
     finally:
         server.stop()
 
@@ -163,6 +204,25 @@ def test_an_http_session_warms_up_after_its_listing_not_its_handshake(
         assert warming() == []
         listed = await post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **session)
         assert listed.status == 200
-        assert warming() == ["warming up 1 definitions' validators"]
+        assert warming() == ["warming up 1 definitions' validators after answering 1"]
 
     asyncio.run(scenario())
+
+
+def test_a_request_with_a_method_that_is_not_a_string_is_answered_and_serving_goes_on() -> None:
+    """The warm-up's "is this the handshake" test meets whatever a client sends as a method."""
+    server = Server(EXAMPLE, "--log-level", "debug")
+    try:
+        server.initialize("2025-11-25")
+        bad = server.request({"jsonrpc": "2.0", "id": 1, "method": {"m": 1}})
+        assert bad == {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "error": {"code": -32600, "message": "Invalid Request"},
+        }
+        listed = server.request({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+        assert [tool["name"] for tool in listed["result"]["tools"]] == ["build-app", "lint-check"]
+        warming = server.stderr_until(b"warming up")[-1]
+        assert warming.endswith(WARMING + b"not loaded yet)\n")
+    finally:
+        server.stop()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -85,6 +84,8 @@ class Connection:
         Its id is 128 random bits: nobody who did not receive the request can answer it (over
         HTTP only the session's own caller can post to the session at all).
         """
+        import secrets  # not at import: hmac and hashlib come with it (start-up)
+
         request_id = secrets.token_urlsafe(16)
         if method == "elicitation/create" and params.get("mode") == "url":
             self.await_completion(params["elicitationId"])

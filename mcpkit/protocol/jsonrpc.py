@@ -18,8 +18,7 @@ import re
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from pydantic_core import from_json, to_json, to_jsonable_python
-
+from mcpkit._codec import from_json, to_json, to_jsonable_python
 from mcpkit._frozen import frozen
 from mcpkit.exceptions import InvalidRequest, ParseError, ProtocolError, Unencodable
 from mcpkit.types import RequestId

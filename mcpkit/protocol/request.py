@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
-import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -221,6 +220,8 @@ class RequestContext:
             self.elicitation_ids = {}
         found = self.elicitation_ids.get(name)
         if found is None:
+            import secrets  # not at import: hmac and hashlib come with it (start-up)
+
             found = self.elicitation_ids[name] = secrets.token_urlsafe(16)
         return found
 

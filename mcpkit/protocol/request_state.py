@@ -11,11 +11,8 @@ with HMAC-SHA256 so a client cannot forge or alter them; the key comes from conf
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import json
 import os
-import secrets
 import time
 from typing import Any
 
@@ -44,7 +41,7 @@ def state_key(configured: str | bytes | None) -> bytes:
     """The HMAC key: configured, else ``MCPKIT_STATE_KEY``, else random for this process."""
     value = configured if configured is not None else os.environ.get(STATE_KEY_ENV)
     if value is None:
-        return secrets.token_bytes(32)
+        return os.urandom(32)  # what secrets.token_bytes is (not imported: start-up)
     key = value.encode() if isinstance(value, str) else value
     if len(key) < _MIN_KEY_BYTES:
         raise ValueError(
@@ -75,6 +72,8 @@ class StateSigner:
         if not isinstance(state, str) or state.count(".") != 1:
             raise _tampered()
         body, mac = state.split(".")
+        import hmac  # not at import: it loads OpenSSL's hashes (start-up)
+
         if not hmac.compare_digest(mac.encode(), self._mac(body).encode()):
             raise _tampered()
         try:
@@ -95,6 +94,9 @@ class StateSigner:
         return responses
 
     def _mac(self, body: str) -> str:
+        import hashlib  # not at import: it loads OpenSSL's hashes (start-up)
+        import hmac
+
         digest = hmac.new(self._key, body.encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest).decode().rstrip("=")
 

@@ -291,7 +291,7 @@ class _Connection(asyncio.Protocol):
             else:
                 self.write(data, len(self.tasks) <= 1)
             if not self.warming.done:
-                self.warming.answered(self.loop, self.server.app, message)
+                self.warming.answered(self.loop, self.server.app, message, response)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self.used -= self.tasks.pop(task, 0)

@@ -2,7 +2,8 @@
 
 After the first answer, every definition is compiled on a thread, so a broken one shows on
 stderr at once. After the first answer past the handshake (``initialize``, ``server/discover``,
-and over HTTP the 202 of ``notifications/initialized``; usually the ``tools/list`` answer) the
+and over HTTP the 202 of ``notifications/initialized``) that is not a listing page with a next
+one (usually the ``tools/list`` answer, its last page), the
 validators are built on the event loop, one definition per callback; the first one imports
 pydantic (~40-70 ms), which the listing did not need when every schema came from the fast path
 (:mod:`mcpkit._fast_schema`). The first ``tools/call`` then finds its validator built; one that
@@ -22,7 +23,7 @@ from typing import Any
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError
 
-__all__ = ["WarmUp", "compile_in_background", "past_the_handshake", "warm_up"]
+__all__ = ["WarmUp", "compile_in_background", "time_to_warm_up", "warm_up"]
 
 logger = logging.getLogger("mcpkit.warmup")
 
@@ -47,16 +48,23 @@ _HANDSHAKE = frozenset({"initialize", "notifications/initialized", "server/disco
 HTTP the ``notifications/initialized`` POST is answered too, with a 202)."""
 
 
-def past_the_handshake(message: Any) -> bool:
-    """Whether ``message`` (decoded, or a request the core parsed) is past the handshake."""
+def time_to_warm_up(message: Any, response: Any = None) -> bool:
+    """Whether to warm up after answering ``message`` (decoded, or a request the core parsed)
+    with ``response`` (``None`` where the transport does not hold it: HTTP): not after the
+    handshake, and not after a listing page that has a next one (a client paging through a
+    listing asks for the next page at once; the warm-up would delay it by the pydantic import).
+    The answer to the last page, or to anything else, starts it."""
     method = message.get("method") if isinstance(message, dict) else getattr(message, "method", 0)
-    return method not in _HANDSHAKE
+    if isinstance(method, str) and method in _HANDSHAKE:  # a bad one may be any JSON value
+        return False
+    result = response.get("result") if isinstance(response, dict) else None
+    return not (isinstance(result, dict) and "nextCursor" in result)
 
 
 class WarmUp:
     """One transport's warm-up: every definition compiled after its first answer, validators
-    built after its first answer past the handshake. Once both are done (``done``), a transport
-    pays one attribute read per answer."""
+    built when :func:`time_to_warm_up` says so. Once both are done (``done``), a transport pays
+    one attribute read per answer."""
 
     __slots__ = ("compiled", "done", "freeze")
 
@@ -65,21 +73,27 @@ class WarmUp:
         self.done = False
         self.freeze = freeze  # a process that only serves: see ``warm_up``
 
-    def answered(self, loop: asyncio.AbstractEventLoop, app: App, message: Any) -> None:
+    def answered(
+        self, loop: asyncio.AbstractEventLoop, app: App, message: Any, response: Any = None
+    ) -> None:
         """Call after ``message``'s answer is written (only while ``done`` is false)."""
         if not self.compiled:
             self.compiled = True
             compile_in_background(app)
-        if past_the_handshake(message):
+        if time_to_warm_up(message, response):
             self.done = True
-            warm_up(loop, app, self.freeze)
+            after = message.get("id") if isinstance(message, dict) else getattr(message, "id", None)
+            warm_up(loop, app, after, self.freeze)
 
 
-def warm_up(loop: asyncio.AbstractEventLoop, app: App, freeze: bool = False) -> None:
+def warm_up(
+    loop: asyncio.AbstractEventLoop, app: App, after: Any = None, freeze: bool = False
+) -> None:
     """Build every definition's validators (the first one imports pydantic) while the client
     reads the answer just written: one definition per loop callback, so a request that arrives
     meanwhile waits for one step at most. Not a thread: the import lock and the GIL would stall
     requests anyway. A call that comes first builds its own validator, as it always could.
+    ``after``: the id of the request just answered (logged).
 
     ``freeze`` (a process that only serves): then move every object alive to the collector's
     permanent generation (``gc.freeze``). Its full collections walked the modules, pydantic and
@@ -88,8 +102,9 @@ def warm_up(loop: asyncio.AbstractEventLoop, app: App, freeze: bool = False) -> 
     among those objects that becomes garbage later is never freed (none does while serving)."""
     pending = deque(app.definitions())
     logger.debug(
-        "warming up %d definitions' validators (pydantic %s)",
+        "warming up %d definitions' validators after answering %r (pydantic %s)",
         len(pending),
+        after,
         "already loaded" if "pydantic" in sys.modules else "not loaded yet",
     )
 

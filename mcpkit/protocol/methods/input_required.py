@@ -8,7 +8,6 @@ with the answers the client sent so far; when it still needs one it answers
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -102,6 +101,8 @@ def _bound(name: str, arguments: Any, caller: str | None) -> str:
     (its :func:`~mcpkit.protocol.request.caller_key`), so a state cannot be replayed with
     other arguments or by another principal."""
     seen = json.dumps([arguments, caller], sort_keys=True, default=str)
+    import hashlib  # not at import: it loads OpenSSL's hashes (start-up)
+
     return f"{name}#{hashlib.sha256(seen.encode()).hexdigest()[:32]}"
 
 

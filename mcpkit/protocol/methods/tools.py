@@ -13,13 +13,11 @@ import asyncio
 import functools
 import logging
 import math
-import secrets
 import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
-from pydantic_core import to_json
-
+from mcpkit._codec import to_json
 from mcpkit.context import Context
 from mcpkit.exceptions import (
     DefinitionError,
@@ -232,6 +230,8 @@ def invalid_arguments_text(tool: str, detail: dict[str, Any]) -> str:
 
 
 def _failure_text(runtime: Runtime, tool: str, exc: BaseException) -> str:
+    import secrets  # not at import: hmac and hashlib come with it (start-up)
+
     reference = secrets.token_hex(4)
     logger.error("tool %r failed (reference %s)", tool, reference, exc_info=exc)
     if runtime.app.options.mask_errors:

@@ -10,7 +10,6 @@ overwrite each other's change.
 
 from __future__ import annotations
 
-import secrets
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -38,6 +37,8 @@ STOPPED: dict[str, Any] = {"code": -32603, "message": "the server running this t
 
 def new_task_id() -> str:
     """An unguessable task id (192 random bits)."""
+    import secrets  # not at import: hmac and hashlib come with it (start-up)
+
     return secrets.token_urlsafe(24)
 
 
