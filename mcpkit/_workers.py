@@ -15,9 +15,17 @@ the express thread finds the GIL free and runs the job at once, and the loop thr
 GIL back after it. A lock or queue released by a thread holding the GIL (``SimpleQueue.put``)
 wakes a worker that must then wait for the GIL, and the two threads take turns with it: three
 context switches per call instead of one (about three times the hand-off's latency, measured).
-Every other job takes the queue: there, handing the GIL over per job would stall a loop that
+Every other job goes to the pool: there, handing the GIL over per job would stall a loop that
 has more to do (a flood of calls, many connections). Without ``os.eventfd`` (not Linux) there
 is no express thread.
+
+In the pool, jobs wait in a first-in first-out queue and idle workers on a stack, each asleep
+on its own lock: a job wakes the most recently idle worker, so the same few cache-warm threads
+serve a stream of calls and the others stay asleep. A worker goes on the stack before its result
+goes out and takes the queue's next job before it sleeps, so a job queued meanwhile costs no
+wake-up. While one woken worker has not yet looked at the queue, more jobs wake nobody else:
+that worker wakes the next one when it finds more waiting (a flood wakes threads one at a time,
+as the busy ones drain the queue).
 
 When the loop has nothing else to run and a worker is idle, the loop thread waits for the
 result in place, for at most ``WAIT_HERE`` seconds, instead of going back to its selector
@@ -38,10 +46,10 @@ import contextlib
 import contextvars
 import logging
 import os
-import queue
 import sys
 import threading
 import weakref
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -84,15 +92,37 @@ class _Job:
         self.outcome: tuple[bool, Any] | None = None
 
 
+class _Worker:
+    """A pool thread's place on the idle stack, and the lock it sleeps on (held while it waits
+    for work; released by whoever pops it off the stack for a queued job)."""
+
+    __slots__ = ("wake",)
+
+    def __init__(self) -> None:
+        self.wake = threading.Lock()
+        self.wake.acquire()
+
+    def freed(self, workers: Workers) -> _Job | None:
+        """Under the workers' lock, its job done: the next queued job, or None (then it is on
+        the idle stack, where the next job finds it before it has even gone to sleep)."""
+        workers._idle += 1
+        if workers._queued:
+            return workers._queued.popleft()
+        workers._sleepers.append(self)
+        return None
+
+
 class Workers:
-    """A small, lazily grown set of worker threads fed by one queue."""
+    """A small, lazily grown set of worker threads, the most recently idle one taking each job."""
 
     def __init__(self, max_threads: int = 32) -> None:
         self._max = max_threads
-        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._threads = 0
         self._idle = 0
+        self._queued: deque[_Job] = deque()
+        self._sleepers: list[_Worker] = []  # idle workers, the most recently idle last
+        self._waking = False  # one was popped off the stack and has not looked at the queue
         self._outboxes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Outbox] = (
             weakref.WeakKeyDictionary()
         )
@@ -134,8 +164,7 @@ class Workers:
             job.future = loop.create_future()
         # A thread is promised to the job before it is queued: when none can start, the caller
         # hears it and the job never runs; and no other loop can count it idle meanwhile.
-        idle = self._ensure_thread()
-        self._jobs.put(job)
+        idle = self._submit(job)
         if not idle and here:
             # No idle worker: the job waits its turn, so do not hold up the loop for it.
             here = not self._to_outbox(job, loop)
@@ -193,27 +222,40 @@ class Workers:
             job.route = _TO_OUTBOX
             return True
 
-    def _ensure_thread(self) -> bool:
-        """Promise a thread to the job about to be queued; True if an idle one will take it at
-        once. Raises (promising nothing) when a thread was needed and could not start.
+    def _submit(self, job: _Job) -> bool:
+        """Queue ``job`` with a thread promised to it; True if an idle one takes it at once.
+        Raises (the job never runs) when a thread was needed and could not start.
 
         ``_idle`` counts idle threads less the queued jobs promised to busy ones, so it goes
         below zero while every thread is busy and jobs wait."""
         with self._lock:
             self._idle -= 1
-            if self._idle >= 0:
-                return True
-            if self._threads >= self._max:
-                return False
+            if self._idle >= 0 or self._threads >= self._max:
+                self._queue(job)
+                return self._idle >= 0
             self._threads += 1
-            self._idle += 1  # the new thread takes this job
+            self._idle += 1  # the new thread takes this job (or a thread freed meanwhile does)
+        worker = _Worker()
+        worker.wake.release()  # it looks at the queue first
         try:
-            threading.Thread(target=self._work, name="mcpkit-worker", daemon=True).start()
+            thread = threading.Thread(target=self._work, args=(worker,), daemon=True)
+            thread.name = "mcpkit-worker"
+            thread.start()
         except BaseException:  # out of threads, say: count only threads that run, owe nothing
             with self._lock:  # (the new thread's place and the job's promise cancel out)
                 self._threads -= 1
             raise
+        with self._lock:
+            self._queue(job)
         return False
+
+    def _queue(self, job: _Job) -> None:
+        """Under the lock: queue ``job`` and wake the most recently idle worker for it, unless
+        one woken already will look at the queue (it then wakes the next while jobs wait)."""
+        self._queued.append(job)
+        if self._sleepers and not self._waking:
+            self._waking = True
+            self._sleepers.pop().wake.release()  # no wake-up when it is not asleep yet
 
     def _take_express(self) -> _Express | None:
         """The express thread, promised to a job, if it is idle (made on first use); None
@@ -234,26 +276,35 @@ class Workers:
                 raise
             return self._express
 
-    def _work(self) -> None:
+    def _work(self, me: _Worker) -> None:
         while True:
-            self._do(self._jobs.get())  # between jobs, hold nothing of the last one
+            me.wake.acquire()  # returns at once when popped before it went to sleep
+            with self._lock:
+                self._waking = False
+                job = self._queued.popleft() if self._queued else None
+                if job is None:  # another thread took it: back on the stack
+                    self._sleepers.append(me)
+                elif self._queued and self._sleepers:  # more waiting: wake the next one
+                    self._waking = True
+                    self._sleepers.pop().wake.release()
+            while job is not None:
+                job = self._do(job, me)  # between jobs, hold nothing of the last one
 
-    def _do(self, job: _Job, express: _Express | None = None) -> None:
+    def _do(self, job: _Job, slot: _Worker | _Express) -> _Job | None:
+        """Run ``job`` and deliver its result; the next job for this thread, if one waits."""
         outcome = _execute(job.call)
         # Idle before the result goes out: the loop may submit the next job the moment it
         # has it, and must then reuse this thread rather than start another.
         with self._lock:
-            if express is None:
-                self._idle += 1
-            else:
-                express.idle = True
+            after = slot.freed(self)
             if job.route == _TO_WAITER:
                 job.outcome = outcome
                 job.route = _HANDED
                 job.done.release()
-                return
+                return after
         assert job.future is not None
         job.outbox.put((job.future, *outcome))
+        return after
 
 
 class _Express:
@@ -273,6 +324,10 @@ class _Express:
             os.close(self._fd)
             raise
 
+    def freed(self, workers: Workers) -> None:
+        """Under the workers' lock: idle again (it takes no queued jobs)."""
+        self.idle = True
+
     def give(self, job: _Job) -> None:
         """Run ``job`` (the thread was promised to it: idle is False)."""
         self._job = job
@@ -283,7 +338,7 @@ class _Express:
             os.eventfd_read(self._fd)
             job, self._job = self._job, None
             assert job is not None
-            workers._do(job, self)
+            workers._do(job, self)  # (never another job: None)
             del job  # between jobs, hold nothing of the last one
 
 

@@ -494,3 +494,26 @@ def test_without_eventfd_jobs_are_handed_over_through_the_token_queue(
         return [*await asyncio.gather(*calls), await workers.run(fast)]
 
     assert asyncio.run(main()) == [0, 2, 4, 6, 8, "fast"]
+
+
+def test_the_most_recently_idle_worker_takes_the_next_job() -> None:
+    barrier = threading.Barrier(3)
+
+    def together() -> int:
+        barrier.wait(5)  # three calls at once: three pool threads
+        return threading.get_ident()
+
+    async def scenario() -> tuple[set[int], list[int]]:
+        loop = asyncio.get_running_loop()
+        workers = Workers(max_threads=3)
+        workers.busy(loop, True)  # every job through the pool, none waited for in place
+        started = await asyncio.gather(*(workers.run(together) for _ in range(3)))
+        # One after the other: each finds the thread that ran the last one idle, and a
+        # thread goes idle before its result comes back.
+        following = [await workers.run(threading.get_ident) for _ in range(10)]
+        return set(started), following
+
+    started, following = asyncio.run(scenario())
+    assert len(started) == 3
+    assert following[0] in started
+    assert following == [following[0]] * 10
