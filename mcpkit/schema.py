@@ -226,10 +226,15 @@ def _explicit_description(annotation: Any) -> str | None:
 
 
 def _jsonable(value: Any) -> Any:
+    if type(value) in _PLAIN:  # what the serializer gives back as it is
+        return value
     try:
         return to_jsonable_python(value)
     except PydanticSerializationError:
         return EMPTY
+
+
+_PLAIN = frozenset({str, int, bool})
 
 
 # -------------------------------------------------------------------------- output schemas
