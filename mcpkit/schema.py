@@ -215,6 +215,8 @@ def _finish_properties(schema: dict[str, Any], params: Sequence[Param], where: s
 
 def _explicit_description(annotation: Any) -> str | None:
     """``Annotated[T, Field(description=...)]`` or ``Annotated[T, "text"]``."""
+    if isinstance(annotation, type):  # a class (most are): cheaper to tell than get_origin
+        return None
     if typing_extensions.get_origin(annotation) is not typing_extensions.Annotated:
         return None
     for meta in reversed(annotation.__metadata__):
