@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import inspect
+import marshal
 import types
 from typing import Any, Union
 
@@ -59,7 +60,7 @@ def fast_schema(tp: Any) -> dict[str, Any] | None:
     return None
 
 
-_MEMO: dict[tuple[int, bool], tuple[Any, dict[str, Any] | None]] = {}
+_MEMO: dict[tuple[int, bool], tuple[Any, dict[str, Any] | None, bytes | None]] = {}
 _MEMO_SIZE = 4096  # distinct parameter annotations remembered (then forgotten all at once)
 
 
@@ -76,7 +77,7 @@ def fast_parameter(
     key = (id(annotation), default_none)
     known = _MEMO.get(key)
     if known is not None and known[0] is annotation:
-        return _copied(known[1]), set()
+        return (_copied(known[1]) if known[2] is None else marshal.loads(known[2])), set()
     inside = typeddicts(annotation)
     nullable = default_none and not admits_none(annotation)
     target = typing_extensions.Optional[annotation] if nullable else annotation  # noqa: UP045
@@ -84,8 +85,19 @@ def fast_parameter(
     if inside == set():
         if len(_MEMO) >= _MEMO_SIZE:
             _MEMO.clear()
-        _MEMO[key] = (annotation, _copied(schema))
+        _MEMO[key] = (annotation, _copied(schema), _marshalled(schema))
     return schema, inside
+
+
+def _marshalled(schema: Any) -> bytes | None:
+    """The schema as ``marshal`` bytes, whose ``loads`` is a copy like :func:`_copied` but done
+    in C; ``None`` when it holds anything but exact ``dict``/``list``/``str``/``int``/``float``/
+    ``bool``/``None`` (an Enum member: ``marshal`` refuses subclasses). Version 2 writes no
+    back-references, so a value reached twice comes back as two copies, as ``_copied`` makes."""
+    try:
+        return marshal.dumps(schema, 2)
+    except ValueError:
+        return None
 
 
 def _copied(schema: Any) -> Any:

@@ -62,6 +62,8 @@ def mirror_headers(properties: dict[str, Any], annotations: Mapping[str, Any], o
 
 
 def _header_of(annotation: Any) -> Header | None:
+    if isinstance(annotation, type):  # a class (most are) is no Annotated: cheaper to tell
+        return None
     if typing_extensions.get_origin(annotation) is not typing_extensions.Annotated:
         return None
     return next((m for m in annotation.__metadata__ if isinstance(m, Header)), None)

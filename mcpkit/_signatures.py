@@ -116,7 +116,7 @@ def resolve_hints(fn: Callable[..., Any], where: str) -> dict[str, Any]:
         _SETTLED_HINTS
         and type(fn) is types.FunctionType
         and type(annotations) is dict
-        and all(_SETTLED.get(id(value), _MISSING) is value for value in annotations.values())
+        and all(_settled(value) for value in annotations.values())
     ):
         return dict(annotations)
     hints = _evaluated(fn, where)
@@ -142,6 +142,21 @@ def _remember_settled(annotations: dict[str, Any], hints: dict[str, Any]) -> Non
             _SETTLED[id(value)] = value
 
 
+def _settled(value: Any) -> bool:
+    """``value`` is known to come back from ``get_type_hints`` as it is, or equal: remembered,
+    or ``list[T]``/``dict[K, V]``... of such arguments, which ``get_type_hints`` rebuilds the
+    same (each ``def`` makes a new ``dict[str, int]``, so these are not remembered by id)."""
+    if _SETTLED.get(id(value), _MISSING) is value:
+        return True
+    return (
+        type(value) is types.GenericAlias
+        and not value.__unpacked__
+        and value.__origin__ in _PLAIN_ORIGINS
+        and all(_settled(arg) for arg in value.__args__)
+    )
+
+
+_PLAIN_ORIGINS = frozenset({list, dict, set, frozenset, tuple})  # not Callable: args reshaped
 _MISSING = object()
 
 

@@ -215,6 +215,8 @@ def _finish_properties(schema: dict[str, Any], params: Sequence[Param], where: s
 
 def _explicit_description(annotation: Any) -> str | None:
     """``Annotated[T, Field(description=...)]`` or ``Annotated[T, "text"]``."""
+    if isinstance(annotation, type):  # a class (most are): cheaper to tell than get_origin
+        return None
     if typing_extensions.get_origin(annotation) is not typing_extensions.Annotated:
         return None
     for meta in reversed(annotation.__metadata__):
@@ -226,10 +228,15 @@ def _explicit_description(annotation: Any) -> str | None:
 
 
 def _jsonable(value: Any) -> Any:
+    if type(value) in _PLAIN:  # what the serializer gives back as it is
+        return value
     try:
         return to_jsonable_python(value)
     except PydanticSerializationError:
         return EMPTY
+
+
+_PLAIN = frozenset({str, int, bool})
 
 
 # -------------------------------------------------------------------------- output schemas

@@ -295,3 +295,30 @@ def test_an_encoded_message_keeps_its_bytes_and_a_batch_joins_them() -> None:
         jsonrpc.encode([first, second])
         == json.dumps([first, second], separators=(",", ":")).encode()
     )
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"result": [10**4300]},
+        {"result": [12345] * 1000 + [10**4300]},  # many digits before the long one
+        {"result": {"n": -(10**4300), "text": "9" * 5000}},
+    ],
+    ids=["alone", "after-5000-short-digits", "negative-next-to-digit-text"],
+)
+def test_an_integer_longer_than_clients_read_is_refused(message: Any) -> None:
+    with pytest.raises(Unencodable) as raised:
+        jsonrpc.encode(message)
+    assert str(raised.value).startswith("an integer of more than 4300 digits at result")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [[12345] * 1000, 10**4299, ["9" * 4301], "7" * 9000],
+    ids=["many-short-numbers", "4300-digits", "digits-in-a-string", "long-digit-text"],
+)
+def test_many_digits_or_digits_in_text_are_written(value: Any) -> None:
+    assert (
+        jsonrpc.encode({"result": value})
+        == json.dumps({"result": value}, separators=(",", ":")).encode()
+    )

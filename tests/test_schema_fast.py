@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import copy
 import enum
+import marshal
 from typing import Annotated, Any, Literal, Optional
 
 import typing_extensions
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
+from pydantic_core import to_jsonable_python
 
+from mcpkit._fast_schema import _marshalled
 from mcpkit._pydantic import NoTitles
 from mcpkit.schema import (
     EMPTY,
@@ -22,6 +25,7 @@ from mcpkit.schema import (
     Param,
     _arguments_adapter,
     _finish_properties,
+    _jsonable,
     arguments_schema,
     clean_schema,
     fast_schema,
@@ -231,3 +235,31 @@ def test_the_common_forms_take_the_fast_path() -> None:
     for leaf in LEAVES:
         for tp in (leaf, Optional[leaf], list[leaf], dict[str, leaf], Annotated[leaf, "d"]):  # type: ignore[valid-type]  # noqa: UP045
             assert fast_schema(tp) is not None, tp
+
+
+@given(st.one_of(st.text(), st.integers(), st.booleans(), st.just(10**5000)))
+def test_a_plain_default_is_published_as_the_serializer_gives_it(value: Any) -> None:
+    """``str``, ``int`` and ``bool`` defaults skip ``to_jsonable_python``: it gives them back."""
+    published = _jsonable(value)
+    assert published == to_jsonable_python(value)
+    assert type(published) is type(to_jsonable_python(value))
+
+
+class Pick(str, enum.Enum):
+    one = "one"
+    two = "two"
+
+
+def test_a_remembered_schema_comes_back_as_separate_copies() -> None:
+    """A list reached twice comes back as two lists (as the first schema had them, separate
+    for callers to change); a schema holding anything but plain JSON values is not marshalled
+    (it is copied dict by dict instead)."""
+    shared = ["a", "b"]
+    schema = {"anyOf": [{"enum": shared}, {"enum": shared}], "n": 1.5, "ok": None, "b": True}
+    data = _marshalled(schema)
+    assert data is not None
+    again = marshal.loads(data)
+    assert again == schema
+    again["anyOf"][0]["enum"].append("c")
+    assert again["anyOf"][1]["enum"] == ["a", "b"]
+    assert _marshalled({"enum": [Pick.one]}) is None

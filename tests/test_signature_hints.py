@@ -5,6 +5,7 @@ is written, also among hints it has seen before."""
 
 from __future__ import annotations
 
+import collections.abc
 import enum
 import functools
 import typing
@@ -63,6 +64,30 @@ def test_resolved_hints_are_get_type_hints_own(chosen: list[Any], wrap: bool) ->
     assert resolve_hints(fn, "tool 't'") == expected
     assert resolve_hints(fn, "tool 't'") == expected  # the second time from what it remembered
     assert list(resolve_hints(fn, "tool 't'")) == list(expected)
+
+
+FRESH: list[Callable[[], Any]] = [
+    lambda: list[int],
+    lambda: dict[str, list[int]],
+    lambda: dict[str, Color],
+    lambda: list[Optional[int]],  # noqa: UP045
+    lambda: tuple[int, ...],
+    lambda: tuple[()],
+    lambda: dict[str, "Later"],
+    lambda: list[list["Later"]],
+    lambda: collections.abc.Callable[[int], str],
+    lambda: type[int],
+]
+
+
+@given(st.lists(st.sampled_from(FRESH), min_size=1, max_size=4))
+def test_new_generic_aliases_resolve_as_get_type_hints(makers: list[Callable[[], Any]]) -> None:
+    """Each ``def`` makes new ``list[...]``/``dict[...]`` objects: seen by their arguments, they
+    still resolve to what ``get_type_hints`` gives."""
+    for _ in range(2):
+        fn = made({f"p{i}": make() for i, make in enumerate(makers)} | {"return": makers[0]()})
+        expected = typing.get_type_hints(fn, include_extras=True)
+        assert resolve_hints(fn, "tool 't'") == expected
 
 
 def test_a_string_annotation_is_always_evaluated_again() -> None:

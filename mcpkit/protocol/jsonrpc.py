@@ -292,7 +292,7 @@ def _encode(message: Any) -> bytes:
         raise _unencodable_in(message) or Unencodable(str(exc)) from None
     # Cheap, and rarely true: a float JSON has no number for, or those letters in a string;
     # a number longer than clients read (or that many digits in a string).
-    if b"NaN" in data or b"Infinity" in data or (len(data) > _MAX_DIGITS and _LONG(data)):
+    if b"NaN" in data or b"Infinity" in data or _has_long_number(data):
         fault = _unencodable_in(message)
         if fault is not None:
             raise fault
@@ -304,6 +304,17 @@ _MAX_DIGITS = 4300
 longer ones, and JavaScript reads them as ``Infinity``)."""
 _TOO_LONG = 10**_MAX_DIGITS
 _LONG = re.compile(rb"[0-9]{%d}" % (_MAX_DIGITS + 1)).search
+
+
+def _has_long_number(data: bytes) -> bool:
+    """A run of more than ``_MAX_DIGITS`` digits; the regex only when there are that many
+    digits at all (counting them is ~20x cheaper than the search)."""
+    if len(data) <= _MAX_DIGITS or len(data) - len(data.translate(None, _DIGITS)) <= _MAX_DIGITS:
+        return False
+    return _LONG(data) is not None
+
+
+_DIGITS = b"0123456789"
 
 
 _Path = tuple[str | int, ...]
