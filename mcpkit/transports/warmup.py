@@ -3,11 +3,11 @@
 After the first answer, every definition is compiled on a thread, so a broken one shows on
 stderr at once. After the first answer past the handshake (``initialize``, ``server/discover``,
 and over HTTP the 202 of ``notifications/initialized``) that is not a listing page with a next
-one (usually the ``tools/list`` answer, its last page), the
-validators are built on the event loop, one definition per callback; the first one imports
-pydantic (~40-70 ms), which the listing did not need when every schema came from the fast path
-(:mod:`mcpkit._fast_schema`). The first ``tools/call`` then finds its validator built; one that
-arrives sooner builds its own, as it always could.
+one (usually the ``tools/list`` answer, its last page), the validators are built on the event
+loop, one definition per callback; the first one imports pydantic (~40-70 ms), which the listing
+did not need when every schema came from the fast path (:mod:`mcpkit._fast_schema`). The first
+``tools/call`` then finds its validator built; one that arrives sooner builds its own, as it
+always could.
 """
 
 from __future__ import annotations
