@@ -8,8 +8,10 @@ so a Python whose internals change loses the speed-up, not correctness.
 - :func:`spare_starter`, for ``mcpkit._eager_tasks`` on Python 3.11 (3.12+ has ``eager_start``): a
   task made ahead of time (a *spare*) runs a request's first step at once. It makes the spare
   the current task with ``asyncio.tasks._enter_task``/``_leave_task`` and reads and clears a
-  future's ``_asyncio_future_blocking`` flag, as ``asyncio.Task`` does. Without it, 3.11
-  starts tasks the ordinary way, as 3.10 does: a request's first step runs a turn later.
+  future's ``_asyncio_future_blocking`` flag, as ``asyncio.Task`` does; a new spare's own first
+  step is taken off the loop's ready queue (``loop._ready``) and run at once (see
+  ``_step_now``). Without it, 3.11 starts tasks the ordinary way, as 3.10 does: a request's
+  first step runs a turn later.
 - :func:`pydantic_core_extension`, for ``mcpkit._codec``: pydantic_core's compiled module (the
   JSON codec and ``ValidationError``) loaded without the package's ``__init__``, which imports
   ``core_schema`` (with ``fractions`` and ``decimal``: ~10-20 ms of a start-up that needs none of
@@ -135,6 +137,7 @@ class SpareStarter:
         # user's factory makes every task (the ordinary way), as before.
         if self.spare is None and not self.closed and self.loop.get_task_factory() is None:
             self.spare = _Spare(self.loop)
+            _step_now(self.loop, self.spare.task)  # to its wait for a hand-off
 
     def close(self) -> None:
         """No more tasks will be started: the idle spare is cancelled."""
@@ -143,6 +146,33 @@ class SpareStarter:
         if self.spare is not None:
             self.spare.task.cancel()
             self.spare = None
+
+
+def _step_now(loop: asyncio.AbstractEventLoop, task: asyncio.Task[Any]) -> None:
+    """Run now the step asyncio has just scheduled for ``task`` (the ready queue's last
+    callback), when no task is running; else leave it to the loop.
+
+    For a new spare's first step (to its wait for a hand-off): made by a done callback (after a
+    request that did not answer in its first step), in the turn that also reads the next request
+    (a quick client), it would sit in the ready queue behind that read. The worker hand-off's
+    probe (:func:`idle`) then sees a loop with work to do and sends that request's sync tool
+    through the pool and the selector instead of waiting for it in place, so it too does not
+    answer in its first step, and the next spare is again made by a done callback: after one
+    such call every later one took the slow path (after a flood: five ``futex`` and four
+    ``epoll_wait`` calls per call instead of one and one). The step runs in its task's context,
+    as the loop would run it; only its turn changes."""
+    ready = getattr(loop, "_ready", None)
+    if type(ready) is not collections.deque or not ready:
+        return
+    handle: Any = ready[-1]
+    if type(handle) is not asyncio.Handle or handle.cancelled():
+        return
+    if getattr(getattr(handle, "_callback", None), "__self__", None) is not task:
+        return
+    if asyncio.current_task(loop) is not None:  # stepping another task inside one would fail
+        return
+    ready.pop()
+    handle._run()
 
 
 class _Handoff:

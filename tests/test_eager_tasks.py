@@ -140,6 +140,45 @@ def test_the_current_task_is_the_same_task_before_and_after_suspending() -> None
     run(main)
 
 
+def test_a_spare_made_in_a_callback_leaves_nothing_ready_and_still_works(eager: bool) -> None:
+    """The transport makes the next spare in a done callback, in the turn that may also read the
+    next request: nothing of it may wait in the ready queue, where the worker hand-off would take
+    it for work the loop has to do (and not wait in place for that request's sync tool)."""
+    seen: list[asyncio.Task[Any] | None] = []
+
+    async def work(later: asyncio.Future[str]) -> str:
+        seen.append(asyncio.current_task())
+        value = await later
+        seen.append(asyncio.current_task())
+        return value
+
+    async def main(loop: asyncio.AbstractEventLoop, starter: EagerTaskStarter) -> None:
+        starter.close()  # the one ``run`` made from inside a task: a fresh starter instead
+        fresh = EagerTaskStarter(loop)
+
+        def prepare() -> int:
+            fresh.prepare()
+            return len(loop._ready)  # type: ignore[attr-defined]
+
+        assert await in_callback(prepare) == 0
+        later: asyncio.Future[str] = loop.create_future()
+
+        def start() -> tuple[asyncio.Task[str], bool, list[asyncio.Task[Any] | None]]:
+            task, finished = fresh.start(work(later))
+            fresh.release()
+            return task, finished, list(seen)  # what the first step saw when start returned
+
+        task, finished, then = await in_callback(start)
+        assert not finished
+        assert then == ([task] if eager else [])
+        later.set_result("done")
+        assert await task == "done"
+        assert seen == [task, task]
+        fresh.close()
+
+    run(main)
+
+
 def test_a_timeout_begun_in_the_first_step_fires() -> None:
     async def work() -> str:
         try:
