@@ -434,3 +434,34 @@ def test_a_backlog_past_64_kib_is_answered_once_per_id_and_cancellable() -> None
         assert sum(runs.values()) == count - len(cancelled)
 
     asyncio.run(talk(scenario, max_in_flight=1))
+
+
+def test_a_cancel_finds_a_backlogged_request_by_a_string_id_escaped_or_not() -> None:
+    """Past 64 KiB a waiting request keeps only its line: a cancel naming a string id finds it
+    whether the line writes the id as plain text or with escapes (``"\\u0061-500"`` is
+    ``"a-500"``), and never a request whose id only looks alike (``"a-5000"``, ``5``)."""
+    runs.clear()
+    count = 1200
+    flood = [tally_call(f"a-{i}", f"tag-{i:04}-" + "x" * 60) for i in range(1, count + 1)]
+    escaped = json.dumps(tally_call("a-500", "escaped")).encode().replace(b'"a-', b'"\\u0061-')
+    lookalike = tally_call(5, "five")
+
+    async def scenario(send: Callable[[Any], None], receive: Callable[[], Awaitable[Any]]) -> None:
+        send(call(0, "ask"))  # takes the only slot until the question is answered
+        question = await receive()
+        answer = {"jsonrpc": "2.0", "id": question["id"], "result": {"action": "decline"}}
+        blob = lines(*flood, escaped, lookalike, cancel("a-7"), cancel("a-500"), answer)
+        assert len(blob) > 2 * 64 * 1024
+        await asyncio.to_thread(send, blob)
+        # ask, the flood but a-7 and a-500 (both lines of it), the lookalike
+        answers = [await receive() for _ in range(1 + count - 2 + 1)]
+        send(PING)
+        assert await receive() == PONG  # nothing for the cancelled ones
+        by_id = Counter(answer["id"] for answer in answers)
+        kept = [f"a-{i}" for i in range(1, count + 1) if i not in (7, 500)]
+        assert by_id == Counter([0, *kept, 5])
+        assert runs["five"] == 1
+        assert "escaped" not in runs
+        assert "tag-0007-" + "x" * 60 not in runs
+
+    asyncio.run(talk(scenario, max_in_flight=1))

@@ -34,7 +34,6 @@ __all__ = [
     "CANCELLED",
     "VERSION_HEADER",
     "Incoming",
-    "Parked",
     "Refused",
     "Taken",
     "admit",
@@ -132,30 +131,6 @@ class Taken:
     def request_id(self) -> RequestId | None:
         """The id of the request (or ``None``) this line carries."""
         return jsonrpc.readable_id(self.message)
-
-    def parked(self, line: bytes, limits: Limits) -> Parked:
-        """This request kept as ``line`` while it waits (see :class:`Parked`)."""
-        return Parked(self, line, limits)
-
-
-class Parked:
-    """A request (or batch) :class:`Taken` from ``line`` that has to wait, kept as the line:
-    bytes, which the garbage collector never walks (a parsed request is a handful of dicts it
-    walks at every collection while they wait), at a fraction of their memory. ``message``
-    decodes the line again when the request starts: it decoded once, so it decodes again."""
-
-    __slots__ = ("limits", "line", "request_id", "slots")
-
-    def __init__(self, taken: Taken, line: bytes, limits: Limits) -> None:
-        self.line = line
-        self.limits = limits
-        self.slots = taken.slots
-        self.request_id = taken.request_id
-
-    @property
-    def message(self) -> Any:
-        """The message, decoded again."""
-        return jsonrpc.decode(self.line, self.limits)
 
 
 def cancel_target(obj: Any) -> RequestId | None:

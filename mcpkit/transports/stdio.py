@@ -40,7 +40,7 @@ __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 logger = logging.getLogger("mcpkit.stdio")
 
 _HELD_BYTES = 64 * 1024  # answers held for one write past this leave at once (see _answer)
-_PARK_AFTER = 64 * 1024  # requests waiting past this many bytes wait as lines (see Taken.parked)
+_PARK_AFTER = 64 * 1024  # requests waiting past this many bytes wait as lines (see _parked)
 
 
 def protect_stdout() -> BinaryIO:
@@ -144,8 +144,9 @@ class _Connection(asyncio.Protocol):
         self.skipping = False  # inside a line longer than the limit
         self.tasks: dict[asyncio.Task[None], int] = {}  # requests being answered: their slots
         self.used = 0  # slots taken
-        # Past the limit: what ``Session.take`` made of each line, and the line's size.
-        self.waiting: deque[tuple[Any, int]] = deque()
+        # Past the limit: what ``Session.take`` made of each line and the line's size, or the
+        # bare line past _PARK_AFTER bytes of them (see _parked).
+        self.waiting: deque[tuple[Any, int] | bytes] = deque()
         self.waiting_bytes = 0
         self.paused = False  # reading paused: stdout is full, or too many request bytes wait
         self.starting = False  # starting waiting requests: their answers leave together...
@@ -198,10 +199,8 @@ class _Connection(asyncio.Protocol):
         """Queue a request, take anything else at once (the session decides which)."""
         taken = self.session.take(line)
         if taken.slots:
-            if self.waiting_bytes > _PARK_AFTER:  # a flood: its backlog waits as its lines
-                self.waiting.append((taken.parked(line, self.server.limits), len(line)))
-            else:
-                self.waiting.append((taken, len(line)))
+            # A flood: past _PARK_AFTER its backlog waits as its bare lines (see _parked).
+            self.waiting.append(line if self.waiting_bytes > _PARK_AFTER else (taken, len(line)))
             self.waiting_bytes += len(line)
             return
         if taken.cancels is not None:
@@ -213,9 +212,24 @@ class _Connection(asyncio.Protocol):
         """A request cancelled while it still waits for a slot is never started."""
         if not self.waiting:
             return
-        kept = deque(item for item in self.waiting if item[0].request_id != request_id)
-        self.waiting_bytes -= sum(item[1] for item in self.waiting) - sum(s[1] for s in kept)
+        kept: deque[Any] = deque()
+        for item in self.waiting:
+            if isinstance(item, bytes):
+                if _names(item, request_id) and self._parked(item)[0].request_id == request_id:
+                    self.waiting_bytes -= len(item)
+                    continue
+            elif item[0].request_id == request_id:
+                self.waiting_bytes -= item[1]
+                continue
+            kept.append(item)
         self.waiting = kept
+
+    def _parked(self, line: bytes) -> tuple[Any, int]:
+        """A request that waited as its line (a flood's backlog), taken again: bytes cost the
+        garbage collector nothing to walk, and a fraction of the memory of the parsed request
+        with its id (~150 bytes a request less than a line kept with its id and size). It
+        decoded once, so it decodes again, to the same request."""
+        return self.session.take(line), len(line)
 
     def start_waiting(self) -> None:
         """Start waiting requests while there is room and stdout takes answers; then pause or
@@ -233,7 +247,8 @@ class _Connection(asyncio.Protocol):
         self.starting = True
         try:
             while self.waiting and not self.out.full:
-                taken, size = self.waiting.popleft()
+                item = self.waiting.popleft()
+                taken, size = self._parked(item) if isinstance(item, bytes) else item
                 # A batch runs as wide as the room there is (at least one member at a time):
                 # waiting for all its slots could wait for ever behind a listen stream.
                 slots = min(taken.slots, self.max_in_flight - self.used)
@@ -310,6 +325,15 @@ class _Connection(asyncio.Protocol):
     def close(self) -> None:
         self.closed = True
         self.on_close()  # serve_stdio then closes the starter (it does so when cancelled too)
+
+
+def _names(line: bytes, request_id: Any) -> bool:
+    """Whether ``line`` may carry ``request_id`` (never false when it does): an integer id is
+    written with its digits; a string one as its UTF-8 text unless the line has an escape."""
+    if isinstance(request_id, str):
+        text = request_id.encode("utf-8", "surrogatepass")
+        return text in line or b"\\" in line
+    return str(request_id).encode() in line
 
 
 def _set(future: asyncio.Future[None]) -> None:
