@@ -128,16 +128,23 @@ class SpareStarter:
         self.handed.clear()
         if self.replace:  # nothing runs on in a worker thread that needs the GIL now
             self.replace = False
-            self.prepare()
+            self._make()  # its first step runs in the next turn, before anything read then
 
     def prepare(self) -> None:
-        """Make the next spare (call it when the loop has time)."""
+        """Make the next spare (call it when the loop has time), its first step run at once:
+        a caller such as a done callback may share its turn with the next request's read."""
+        spare = self._make()
+        if spare is not None:
+            _step_now(self.loop, spare.task)  # to its wait for a hand-off
+
+    def _make(self) -> _Spare | None:
         # Not always in release(): a sync tool's worker thread needs the GIL right after the
         # first step, and making a task would take it. With a task factory installed, the
         # user's factory makes every task (the ordinary way), as before.
         if self.spare is None and not self.closed and self.loop.get_task_factory() is None:
             self.spare = _Spare(self.loop)
-            _step_now(self.loop, self.spare.task)  # to its wait for a hand-off
+            return self.spare
+        return None
 
     def close(self) -> None:
         """No more tasks will be started: the idle spare is cancelled."""

@@ -75,6 +75,9 @@ async def _tools_call(
         logger.error("%s", exc)
         raise InternalError() from None
 
+    if tool.task == "forbidden" and not ctx.stateless:  # the common call: nothing around it
+        return await _run_tool(runtime, ctx, tool, arguments)
+
     async def run() -> dict[str, Any]:
         return await _run_tool(runtime, ctx, tool, arguments)
 
