@@ -20,6 +20,9 @@ class Transport:
     def write(self, data: bytes) -> None:
         self.log.append(data)
 
+    def writelines(self, chunks: list[bytes]) -> None:
+        self.log.append(b"".join(chunks))  # one send of them all
+
     def close(self) -> None:
         self.log.append("closed")
 

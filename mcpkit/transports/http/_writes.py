@@ -41,7 +41,10 @@ class HeldWrites:
         held = self._held
         if held:
             self._held = []
-            self._transport.write(held[0] if len(held) == 1 else b"".join(held))
+            if len(held) == 1:
+                self._transport.write(held[0])
+            else:  # one send (asyncio joins them; from 3.12 it hands them to sendmsg)
+                self._transport.writelines(held)
 
     def writelines(self, chunks: Any) -> None:
         for chunk in chunks:
