@@ -81,7 +81,7 @@ _HANDED = 2  # handed over
 
 
 class _Job:
-    __slots__ = ("call", "done", "future", "outbox", "outcome", "route")
+    __slots__ = ("call", "done", "future", "outbox", "outcome", "route", "started")
 
     def __init__(self, call: Callable[[], Any], outbox: _Outbox) -> None:
         self.call = call
@@ -90,6 +90,7 @@ class _Job:
         self.future: asyncio.Future[Any] | None = None
         self.done: Any = None  # a held lock the worker releases, when the loop waits here
         self.outcome: tuple[bool, Any] | None = None
+        self.started = False  # a worker began running it
 
 
 class _Worker:
@@ -191,6 +192,9 @@ class Workers:
             job.done.acquire(timeout=WAIT_HERE)
         finally:  # also when a signal handler raised: the outbox then settles the future
             missed = self._to_outbox(job, loop)  # not in time: the result takes that path
+        if missed and not job.started:  # no thread got to it in time: the machine is busy,
+            assert job.future is not None  # not the function slow; wait for it again next time
+            return await job.future
         if missed:
             if len(self._skips) >= 1024:  # functions made per call: keep this bounded
                 self._skips.clear()
@@ -292,6 +296,7 @@ class Workers:
 
     def _do(self, job: _Job, slot: _Worker | _Express) -> _Job | None:
         """Run ``job`` and deliver its result; the next job for this thread, if one waits."""
+        job.started = True
         outcome = _execute(job.call)
         # Idle before the result goes out: the loop may submit the next job the moment it
         # has it, and must then reuse this thread rather than start another.

@@ -266,6 +266,49 @@ def test_a_sync_function_that_needs_the_loop_is_not_deadlocked(
     asyncio.run(scenario())
 
 
+def test_a_job_no_thread_got_to_in_time_does_not_count_against_its_function(
+    monkeypatch: pytest.MonkeyPatch, speedups: bool
+) -> None:
+    """A wait in place that ends before a thread even began the job (a busy machine wakes the
+    thread late) says nothing about the function: its next call is waited for in place again.
+    (One that ran too long is not, for a while: the test above.)"""
+    monkeypatch.setattr(_workers, "WAIT_HERE", 0.05)
+    waits: list[bool] = []
+    original_wait, original_do = Workers._wait_here, Workers._do
+    late = threading.Event()  # set: the next job's thread is held back before it starts it
+    go = threading.Event()
+
+    async def counted(self: Workers, fn: Any, job: Any, loop: Any) -> Any:
+        waits.append(True)
+        return await original_wait(self, fn, job, loop)
+
+    def held_back(self: Workers, job: Any, slot: Any) -> Any:
+        if late.is_set():
+            late.clear()
+            go.wait(5)
+        return original_do(self, job, slot)
+
+    monkeypatch.setattr(Workers, "_wait_here", counted)
+    monkeypatch.setattr(Workers, "_do", held_back)
+    wait = [True] if speedups else []  # without the speed-ups, never waited for in place
+
+    async def scenario() -> None:
+        workers = Workers()
+        assert await workers.run(fast) == "fast"  # the express thread exists from here on
+        waits.clear()
+        late.set()
+        missed = asyncio.ensure_future(workers.run(fast))
+        while not missed.done() and late.is_set():  # the wait in place (50 ms) ran out
+            await asyncio.sleep(0.001)
+        go.set()
+        assert await missed == "fast"
+        assert waits == wait
+        assert await workers.run(fast) == "fast"
+        assert waits == wait * 2  # waited for in place again
+
+    asyncio.run(scenario())
+
+
 def test_no_waiting_in_place_without_an_idle_worker_or_when_the_loop_is_busy(
     monkeypatch: pytest.MonkeyPatch, speedups: bool
 ) -> None:

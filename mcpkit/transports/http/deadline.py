@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from mcpkit.transports.http._writes import HeldWrites
+
 __all__ = ["ReadDeadline", "http_protocol"]
 
 
@@ -42,7 +44,8 @@ class ReadDeadline(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport
-        self.inner.connection_made(transport)
+        held = HeldWrites(transport, self.inner)  # type: ignore[arg-type]
+        self.inner.connection_made(held)  # type: ignore[arg-type]
         self._arm()
 
     def data_received(self, data: bytes) -> None:

@@ -1,0 +1,116 @@
+"""``HeldWrites``: the writes uvicorn makes for one response leave in one piece, and nothing is
+held back past the loop's next turn."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from mcpkit.transports.http._writes import HeldWrites
+
+HEAD = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n"
+
+
+class Transport:
+    """What reached the socket: each write, and whether it was closed after them."""
+
+    def __init__(self) -> None:
+        self.log: list[Any] = []
+
+    def write(self, data: bytes) -> None:
+        self.log.append(data)
+
+    def writelines(self, chunks: list[bytes]) -> None:
+        self.log.append(b"".join(chunks))  # one send of them all
+
+    def close(self) -> None:
+        self.log.append("closed")
+
+    def write_eof(self) -> None:
+        self.log.append("eof")
+
+    def get_extra_info(self, name: str) -> Any:
+        return {"peername": ("127.0.0.1", 5555)}.get(name)
+
+
+class Cycle:
+    def __init__(self) -> None:
+        self.response_complete = False
+
+
+class Protocol:
+    """uvicorn's protocol as HeldWrites reads it: the request it is serving."""
+
+    def __init__(self) -> None:
+        self.cycle: Cycle | None = Cycle()
+
+
+def held() -> tuple[HeldWrites, Transport, Protocol]:
+    transport, protocol = Transport(), Protocol()
+    return HeldWrites(transport, protocol), transport, protocol  # type: ignore[arg-type]
+
+
+def test_a_complete_response_leaves_in_one_write_as_soon_as_it_is_complete() -> None:
+    async def scenario() -> list[Any]:
+        writes, transport, protocol = held()
+        writes.write(HEAD)
+        writes.write(b"{}")
+        assert transport.log == []  # not complete yet
+        assert protocol.cycle is not None
+        protocol.cycle.response_complete = True
+        writes.write(b"")  # uvicorn's end of a Content-Length message
+        seen = list(transport.log)
+        await asyncio.sleep(0)  # the loop's next turn adds nothing
+        assert transport.log == seen
+        return seen
+
+    assert asyncio.run(scenario()) == [HEAD + b"{}"]
+
+
+def test_a_streamed_response_is_held_back_one_turn_of_the_loop_at_most() -> None:
+    async def scenario() -> list[Any]:
+        writes, transport, _ = held()
+        writes.write(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n")
+        writes.write(b"d\r\nevent: message\r\n")
+        assert transport.log == []
+        await asyncio.sleep(0)
+        writes.write(b"5\r\ndata:\r\n")
+        await asyncio.sleep(0)
+        return transport.log
+
+    assert asyncio.run(scenario()) == [
+        b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nd\r\nevent: message\r\n",
+        b"5\r\ndata:\r\n",
+    ]
+
+
+def test_what_is_held_goes_out_before_the_connection_closes_or_ends_its_writes() -> None:
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        closing, closed, _ = held()
+        closing.write(HEAD)
+        closing.close()
+        ending, ended, _ = held()
+        ending.write(HEAD)
+        ending.write_eof()
+        await asyncio.sleep(0)
+        return closed.log, ended.log
+
+    assert asyncio.run(scenario()) == ([HEAD, "closed"], [HEAD, "eof"])
+
+
+def test_without_a_request_in_hand_a_write_leaves_at_once() -> None:
+    async def scenario() -> list[Any]:
+        writes, transport, protocol = held()
+        protocol.cycle = None  # e.g. uvicorn's 400 for a request it could not parse
+        writes.writelines([b"HTTP/1.1 400 Bad Request\r\n\r\n"])
+        return transport.log
+
+    assert asyncio.run(scenario()) == [b"HTTP/1.1 400 Bad Request\r\n\r\n"]
+
+
+def test_everything_else_is_the_transports_own() -> None:
+    async def scenario() -> Any:
+        writes, _, _ = held()
+        return writes.get_extra_info("peername")
+
+    assert asyncio.run(scenario()) == ("127.0.0.1", 5555)
