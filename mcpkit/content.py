@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import base64
-import mimetypes
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +58,8 @@ class _Binary:
 
     def _guess_mime(self) -> str:
         if self.path is not None:
+            import mimetypes  # its tables load with the first path that needs a guess
+
             guessed, _ = mimetypes.guess_type(str(self.path))
             if guessed:
                 return guessed

@@ -18,9 +18,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Iterator, Mapping
 from functools import cached_property
-from typing import Any
-
-from typing_extensions import Unpack
+from typing import TYPE_CHECKING, Any
 
 from mcpkit._availability import AccessOptions, CacheScope, check_access, check_hint
 from mcpkit._codec import ValidationError, to_json
@@ -33,6 +31,9 @@ from mcpkit._workers import Workers
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.schema import arguments_schema
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "Contents",
