@@ -19,6 +19,7 @@ and walked (by keyword, never by property name) in :mod:`mcpkit._jsonschema`.
 
 from __future__ import annotations
 
+import enum
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
@@ -231,6 +232,8 @@ def _explicit_description(annotation: Any) -> str | None:
 def _jsonable(value: Any) -> Any:
     if type(value) in _PLAIN:  # what the serializer gives back as it is
         return value
+    if isinstance(value, enum.Enum) and type(value.value) in _PLAIN:  # the serializer: its value
+        return value.value  # (and not its first use, which imports ~10 ms of modules)
     try:
         return to_jsonable_python(value)
     except PydanticSerializationError:
