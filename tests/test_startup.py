@@ -33,6 +33,7 @@ NOT_BEFORE_THE_FIRST_CALL = {
     "mcpkit.settings",  # App(settings=...)
     "mcpkit._directory",  # add_directory
     "mcpkit._included",  # the first include()
+    "mcpkit._uritemplate",  # the first resource
 }
 """What ``initialize`` and ``tools/list`` of ``examples/build_app.py`` must not load. (It imports
 ``typing_extensions`` itself; ``--log-level`` takes the click command line, and click imports

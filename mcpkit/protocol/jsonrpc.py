@@ -317,7 +317,7 @@ def serializer_in_use() -> None:
 
 
 _DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
-_PLAIN_NODES = 2000  # the handshake and a small listing; a 1,000-tool page is larger
+_PLAIN_NODES = 1000  # the handshake and a small listing (~150 for 4 tools); a page of 100 is larger
 _PLAIN_DEPTH = 64  # far from the serializer's own limit (~255 levels), so it never differs
 _PLAIN_INT = 1 << 63
 

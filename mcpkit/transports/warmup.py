@@ -55,6 +55,7 @@ LOADED_ON_USE = (
     "mcpkit.settings",
     "mcpkit._directory",
     "mcpkit._included",
+    "mcpkit._uritemplate",
 )
 """Modules a server loads only when something needs them (a call's validator, the serializer's
 first use, a feature): the warm-up's first debug lines say which were loaded before it began.
