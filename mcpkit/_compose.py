@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mcpkit._included import is_view, origin_of, owned_access, view_class
 from mcpkit._signatures import NAME
 from mcpkit.context import Lifespans
 from mcpkit.exceptions import DefinitionError
@@ -108,6 +108,8 @@ class Include:
 
     def view(self, what: str, item: Any, key: str) -> Any:
         """``item`` (a definition of the child's registry) as the parent shows it."""
+        from mcpkit._included import origin_of, owned_access, view_class  # views: first include
+
         mapped = self.key(what, key)
         if what in ("tool", "prompt") and not NAME.fullmatch(mapped):
             raise DefinitionError(
@@ -159,6 +161,14 @@ class Include:
 
 
 # -------------------------------------------------------------------------- registries
+
+
+def is_view(definition: object) -> bool:
+    """Whether ``definition`` comes from an included app. Views are made by
+    :meth:`Include.view`, which imports :mod:`mcpkit._included`: an app that includes none never
+    loads it, and until then nothing is a view."""
+    included = sys.modules.get("mcpkit._included")
+    return included is not None and bool(included.is_view(definition))
 
 
 def admit(app: Any, what: str, key: str, item: Any, hint: str = "") -> None:

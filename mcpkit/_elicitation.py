@@ -6,8 +6,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-import typing_extensions
-
+from mcpkit import _typing
 from mcpkit._jsonschema import clean_schema
 from mcpkit.exceptions import ClientCapabilityError, DefinitionError
 from mcpkit.protocol.versions import elicitation_modes
@@ -69,11 +68,13 @@ def _field_types(form: Any) -> dict[str, Any]:
     fields = getattr(form, "model_fields", None)
     if isinstance(fields, dict):
         return {name: f.annotation for name, f in fields.items()}
+    import typing_extensions  # a form's fields: pydantic (loaded for its schema) imports it too
+
     return dict(typing_extensions.get_type_hints(form))
 
 
 def _enum_class(tp: Any) -> type[enum.Enum] | None:
-    for candidate in (tp, *typing_extensions.get_args(tp)):
+    for candidate in (tp, *_typing.get_args(tp)):
         if isinstance(candidate, type) and issubclass(candidate, enum.Enum):
             return candidate
     return None

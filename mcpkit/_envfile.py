@@ -7,8 +7,6 @@ in matching single or double quotes loses them. Nothing else is interpreted: no 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 __all__ = ["EnvFileError", "pair", "read_env_file"]
 
 
@@ -28,7 +26,8 @@ def pair(line: str, where: str) -> tuple[str, str]:
 def read_env_file(path: str) -> dict[str, tuple[str, int]]:
     """Each variable of the file at ``path``: its value and its line number (the last wins)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as file:  # as Path(path).read_text() would
+            text = file.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise EnvFileError(f"cannot read --env-file {path}: {exc}") from None
     found: dict[str, tuple[str, int]] = {}

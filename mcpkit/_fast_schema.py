@@ -12,8 +12,7 @@ import marshal
 import types
 from typing import Any, Union
 
-import typing_extensions
-
+from mcpkit import _typing
 from mcpkit._param_headers import Header
 
 __all__ = [
@@ -41,12 +40,12 @@ def fast_schema(tp: Any) -> dict[str, Any] | None:
         return {"type": _PRIMITIVES[tp]}
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return _fast_enum(tp)
-    if typing_extensions.is_typeddict(tp):
+    if _typing.is_typeddict(tp):
         return _fast_typeddict(tp)
-    origin, args = typing_extensions.get_origin(tp), typing_extensions.get_args(tp)
-    if origin is typing_extensions.Literal:
+    origin, args = _typing.get_origin(tp), _typing.get_args(tp)
+    if origin is _typing.Literal:
         return _fast_enum_values(list(args))
-    if origin is typing_extensions.Annotated:
+    if origin is _typing.Annotated:
         plain = all(isinstance(m, (str, Header)) for m in tp.__metadata__)
         return fast_schema(args[0]) if plain else None
     if origin is Union or origin is types.UnionType:
@@ -80,7 +79,7 @@ def fast_parameter(
         return (_copied(known[1]) if known[2] is None else marshal.loads(known[2])), set()
     inside = typeddicts(annotation)
     nullable = default_none and not admits_none(annotation)
-    target = typing_extensions.Optional[annotation] if nullable else annotation  # noqa: UP045
+    target = _typing.Optional[annotation] if nullable else annotation
     schema = fast_schema(target)
     if inside == set():
         if len(_MEMO) >= _MEMO_SIZE:
@@ -120,7 +119,7 @@ def _fast_enum(cls: type[enum.Enum]) -> dict[str, Any] | None:
     return schema
 
 
-_QUALIFIERS = (typing_extensions.Required, typing_extensions.NotRequired)  # ReadOnly: pydantic's
+_QUALIFIERS = (_typing.Required, _typing.NotRequired)  # ReadOnly: pydantic's
 
 
 def _fast_typeddict(cls: Any) -> dict[str, Any] | None:
@@ -151,7 +150,7 @@ def _fast_typeddict(cls: Any) -> dict[str, Any] | None:
 
 def _hints(cls: Any) -> dict[str, Any] | None:
     try:
-        hints: dict[str, Any] = typing_extensions.get_type_hints(cls, include_extras=True)
+        hints: dict[str, Any] = _typing.get_type_hints(cls, include_extras=True)
     except Exception:  # an unresolved forward reference: pydantic says what is wrong
         return None
     return hints
@@ -160,15 +159,15 @@ def _hints(cls: Any) -> dict[str, Any] | None:
 def _required(cls: Any, name: str, hint: Any) -> bool:
     """``Required``/``NotRequired`` on the resolved hint decide (a string annotation hides them
     from ``__required_keys__``); else the totality of the class that declared the key."""
-    origin = typing_extensions.get_origin(hint)
-    if origin in (typing_extensions.Required, typing_extensions.NotRequired):
-        return origin is typing_extensions.Required
+    origin = _typing.get_origin(hint)
+    if origin in (_typing.Required, _typing.NotRequired):
+        return origin is _typing.Required
     return name in cls.__required_keys__
 
 
 def _unqualified(hint: Any) -> Any:
-    while typing_extensions.get_origin(hint) in _QUALIFIERS:
-        hint = typing_extensions.get_args(hint)[0]
+    while _typing.get_origin(hint) in _QUALIFIERS:
+        hint = _typing.get_args(hint)[0]
     return hint
 
 
@@ -177,8 +176,8 @@ def typeddicts(tp: Any, path: tuple[Any, ...] = ()) -> set[Any] | None:
     reaches itself (pydantic keeps a recursive one in ``$defs``). As a parameter such schemas
     are closed: see :func:`mcpkit.schema.arguments_schema`."""
     found: set[Any] = set()
-    inner: list[Any] = list(typing_extensions.get_args(tp))
-    if typing_extensions.is_typeddict(tp):
+    inner: list[Any] = list(_typing.get_args(tp))
+    if _typing.is_typeddict(tp):
         if tp in path:
             return None
         found.add(tp)
@@ -198,9 +197,9 @@ def distinct_names(classes: set[Any]) -> bool:
 
 
 def _has_annotated(tp: Any) -> bool:
-    if typing_extensions.get_origin(tp) is typing_extensions.Annotated:
+    if _typing.get_origin(tp) is _typing.Annotated:
         return True
-    return any(_has_annotated(arg) for arg in typing_extensions.get_args(tp))
+    return any(_has_annotated(arg) for arg in _typing.get_args(tp))
 
 
 def _fast_enum_values(values: list[Any]) -> dict[str, Any] | None:
@@ -220,17 +219,17 @@ def _fast_optional(args: tuple[Any, ...]) -> dict[str, Any] | None:
 
 def admits_none(tp: Any) -> bool:
     """Whether ``None`` is already a value of ``tp`` (wrapping it again would nest ``anyOf``)."""
-    if typing_extensions.get_origin(tp) is typing_extensions.Annotated:
-        return admits_none(typing_extensions.get_args(tp)[0])
+    if _typing.get_origin(tp) is _typing.Annotated:
+        return admits_none(_typing.get_args(tp)[0])
     if tp is None or tp is type(None) or tp is Any:
         return True
     return any(admits_none(arg) for arg in _union_args(tp))
 
 
 def _union_args(tp: Any) -> tuple[Any, ...]:
-    origin = typing_extensions.get_origin(tp)
+    origin = _typing.get_origin(tp)
     if origin is Union or origin is types.UnionType:
-        return typing_extensions.get_args(tp)
+        return _typing.get_args(tp)
     return ()
 
 

@@ -20,9 +20,13 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import sys
 from typing import Any, TypeVar
 
-from typing_extensions import dataclass_transform
+if sys.version_info >= (3, 11):  # the same decorator; typing_extensions costs a few ms to import
+    from typing import dataclass_transform
+else:  # pragma: no cover - Python 3.10
+    from typing_extensions import dataclass_transform
 
 __all__ = ["frozen"]
 
@@ -88,8 +92,12 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     names: tuple[str, ...] = cls.__frozen_fields__
     setter = object.__setattr__
     if not kwargs and len(args) == len(names):  # every field by position: the common case
-        if cls.__frozen_plain__:  # what object.__setattr__ does for them, in one call
-            self.__dict__.update(zip(names, args, strict=True))
+        if cls.__frozen_plain__:  # what object.__setattr__ does for them, straight
+            fields = self.__dict__
+            # strict=False: the lengths are equal (checked above), and a strict zip costs twice
+            # as much (compiling 1,000 tools makes ~6,500 frozen values)
+            for name, value in zip(names, args, strict=False):
+                fields[name] = value
         else:
             for name, value in zip(names, args, strict=True):
                 setter(self, name, value)

@@ -11,8 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import typing_extensions
-
+from mcpkit import _typing
 from mcpkit._frozen import frozen
 from mcpkit._jsonschema import nested_properties
 from mcpkit.exceptions import DefinitionError
@@ -64,7 +63,7 @@ def mirror_headers(properties: dict[str, Any], annotations: Mapping[str, Any], o
 def _header_of(annotation: Any) -> Header | None:
     if isinstance(annotation, type):  # a class (most are) is no Annotated: cheaper to tell
         return None
-    if typing_extensions.get_origin(annotation) is not typing_extensions.Annotated:
+    if _typing.get_origin(annotation) is not _typing.Annotated:
         return None
     return next((m for m in annotation.__metadata__ if isinstance(m, Header)), None)
 

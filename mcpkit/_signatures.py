@@ -16,8 +16,7 @@ from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import Any
 
-import typing_extensions
-
+from mcpkit import _typing
 from mcpkit._availability import NO_ACCESS, Access
 from mcpkit._docstrings import parse_docstring
 from mcpkit._frozen import frozen
@@ -201,9 +200,9 @@ _NOT_CONTEXT: dict[int, Any] = {}  # id -> a hint found not to be the Context
 
 
 def _is_context(hint: Any) -> bool:
-    if typing_extensions.get_origin(hint) is typing_extensions.Annotated:
-        hint = typing_extensions.get_args(hint)[0]
-    args = typing_extensions.get_args(hint)
+    if _typing.get_origin(hint) is _typing.Annotated:
+        hint = _typing.get_args(hint)[0]
+    args = _typing.get_args(hint)
     if args and type(None) in args:  # Context | None
         hint = next(a for a in args if a is not type(None))
     return isinstance(hint, type) and issubclass(hint, Context)

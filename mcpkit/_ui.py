@@ -11,14 +11,15 @@ alike: hosts without MCP Apps ignore ``_meta`` and use the tool's text content.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from typing import Any, Literal
-
-from typing_extensions import Unpack
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcpkit._workers import Workers
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError
 from mcpkit.resources import Resource, ResourceOptions
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "MCP_APP_MIME",

@@ -7,15 +7,11 @@ import inspect
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
-
-from typing_extensions import Unpack
 
 from mcpkit import _compose
 from mcpkit._announcer import Announcer
 from mcpkit._availability import Switches
-from mcpkit._directory import directory_reader
 from mcpkit._signatures import Definition
 from mcpkit._ui import UiOptions, UiResource, check_link
 from mcpkit.exceptions import DefinitionError
@@ -23,11 +19,17 @@ from mcpkit.middleware import Middleware
 from mcpkit.options import ServerOptions
 from mcpkit.prompts import Prompt, PromptOptions
 from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
-from mcpkit.settings import SettingsSources, SettingsSpec
 from mcpkit.tools import Tool, ToolOptions
 
 if TYPE_CHECKING:  # for App.asgi's signature only (allow-listed: the module loads on call)
     from mcpkit.transports.http import BearerAuth, HttpApp, Verifier
+
+if TYPE_CHECKING:  # annotations only: these load where the feature is used (see each use)
+    from pathlib import Path
+
+    from typing_extensions import Unpack
+
+    from mcpkit.settings import SettingsSources, SettingsSpec
 
 __all__ = ["App", "ServerOptions"]
 
@@ -75,7 +77,7 @@ class App(Announcer):
         self.options = options if options is not None else ServerOptions()
         self.completer: Completer | None = None
         self.settings_spec = (
-            None if settings is None else SettingsSpec(settings, settings_prefix, name)
+            None if settings is None else _settings(settings, settings_prefix, name)
         )
         self._tools: dict[str, Tool] = {}
         self._resources: dict[str, Resource] = {}
@@ -198,6 +200,10 @@ class App(Announcer):
         Paths that leave ``root`` (``..``, absolute paths, symlinks pointing outside) are
         refused with ``-32602``.
         """
+        from pathlib import Path  # here, not at import: a server without it skips pathlib
+
+        from mcpkit._directory import directory_reader
+
         reader = directory_reader(root)
 
         def read_file(path: str) -> Any:
@@ -433,3 +439,10 @@ _NO_MW = "its middleware would not run (register middleware on the including app
 @contextlib.asynccontextmanager
 async def _no_lifespan(app: App) -> AsyncIterator[None]:
     yield None
+
+
+def _settings(settings: Any, prefix: str | None, name: str) -> SettingsSpec:
+    """``App(settings=...)``'s spec; :mod:`mcpkit.settings` loads only for an app that has one."""
+    from mcpkit.settings import SettingsSpec
+
+    return SettingsSpec(settings, prefix, name)

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from functools import cached_property
-from typing import Any, Literal
-
-from typing_extensions import Unpack
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcpkit._availability import AccessOptions, check_access
 from mcpkit._codec import ValidationError
@@ -31,6 +29,9 @@ from mcpkit.content import Content
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.schema import ArgumentsSchema, arguments_schema
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["Message", "Prompt", "PromptOptions", "messages_of"]
 

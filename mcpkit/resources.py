@@ -18,21 +18,21 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Iterator, Mapping
 from functools import cached_property
-from typing import Any
-
-from typing_extensions import Unpack
+from typing import TYPE_CHECKING, Any
 
 from mcpkit._availability import AccessOptions, CacheScope, check_access, check_hint
 from mcpkit._codec import ValidationError, to_json
 from mcpkit._frozen import frozen
 from mcpkit._pydantic_loaded import is_model
 from mcpkit._signatures import Definition, check_options, declared_context
-from mcpkit._uritemplate import VARIABLE, UriTemplate
 from mcpkit._validation_errors import error_detail
 from mcpkit._workers import Workers
 from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.schema import arguments_schema
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = [
     "Contents",
@@ -199,6 +199,8 @@ class ResourceTemplate(_Readable):
         self, uri_template: str, fn: Callable[..., Any], **options: Unpack[ResourceOptions]
     ) -> None:
         super().__init__(fn, f"resource template {uri_template!r}", options)
+        from mcpkit._uritemplate import UriTemplate  # loads with the first template
+
         self.uri_template = uri_template
         self._uri = UriTemplate(uri_template)
         self.variables = self._uri.names
@@ -263,6 +265,8 @@ class ResourceTemplate(_Readable):
 
 
 def template_variables(uri_template: str) -> tuple[str, ...]:
+    from mcpkit._uritemplate import VARIABLE  # loads with the first resource
+
     return tuple(name for _, name in VARIABLE.findall(uri_template))
 
 

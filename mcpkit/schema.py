@@ -19,13 +19,13 @@ and walked (by keyword, never by property name) in :mod:`mcpkit._jsonschema`.
 
 from __future__ import annotations
 
+import enum
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-import typing_extensions
-
+from mcpkit import _typing
 from mcpkit._codec import PydanticSerializationError, to_jsonable_python
 from mcpkit._elicitation import elicitation_schema
 from mcpkit._fast_schema import (
@@ -134,6 +134,8 @@ def arguments_schema(params: Sequence[Param], *, where: str) -> ArgumentsSchema:
 
 def _arguments_adapter(params: Sequence[Param], where: str) -> TypeAdapter[Any]:
     """A strict ``TypedDict`` of the parameters (unknown keys rejected), as an adapter."""
+    import typing_extensions  # pydantic needs its TypedDict (< 3.12), and loads it anyway
+
     from mcpkit._pydantic import BUILD_ERRORS, adapter, cannot, culprit  # loads pydantic
 
     try:
@@ -149,7 +151,7 @@ def _field_type(param: Param) -> Any:
     from mcpkit._pydantic_compat import compatible_type  # loads pydantic
 
     tp = _accepting_null(compatible_type(param.annotation), param)
-    wrapper = typing_extensions.Required if param.required else typing_extensions.NotRequired
+    wrapper = _typing.Required if param.required else _typing.NotRequired
     return wrapper[tp]
 
 
@@ -187,7 +189,7 @@ def _closed(schema: Any) -> Any:
 def _accepting_null(tp: Any, param: Param) -> Any:
     """``= None`` accepts an explicit ``null``: ``T`` is validated as ``Optional[T]``."""
     if param.default is None and not admits_none(tp):
-        return typing_extensions.Optional[tp]  # noqa: UP045 - the "= None" kindness
+        return _typing.Optional[tp]
     return tp
 
 
@@ -217,7 +219,7 @@ def _explicit_description(annotation: Any) -> str | None:
     """``Annotated[T, Field(description=...)]`` or ``Annotated[T, "text"]``."""
     if isinstance(annotation, type):  # a class (most are): cheaper to tell than get_origin
         return None
-    if typing_extensions.get_origin(annotation) is not typing_extensions.Annotated:
+    if _typing.get_origin(annotation) is not _typing.Annotated:
         return None
     for meta in reversed(annotation.__metadata__):
         if is_field_info(meta) and meta.description:
@@ -230,6 +232,8 @@ def _explicit_description(annotation: Any) -> str | None:
 def _jsonable(value: Any) -> Any:
     if type(value) in _PLAIN:  # what the serializer gives back as it is
         return value
+    if isinstance(value, enum.Enum) and type(value.value) in _PLAIN:  # the serializer: its value
+        return value.value  # (and not its first use, which imports ~10 ms of modules)
     try:
         return to_jsonable_python(value)
     except PydanticSerializationError:

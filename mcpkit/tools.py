@@ -12,11 +12,9 @@ import inspect
 from collections.abc import Callable, Collection, Mapping
 from functools import cached_property
 from types import CodeType
-from typing import Any, Literal, TypeGuard
+from typing import TYPE_CHECKING, Any, Literal, TypeGuard
 
-import typing_extensions
-from typing_extensions import Unpack
-
+from mcpkit import _typing
 from mcpkit._arguments import ArgumentValidator
 from mcpkit._availability import AccessOptions, check_access
 from mcpkit._frozen import frozen
@@ -29,6 +27,9 @@ from mcpkit.context import Context
 from mcpkit.exceptions import DefinitionError
 from mcpkit.results import ToolResult, structured_result, tool_result, unstructured_result
 from mcpkit.schema import EMPTY, Param, ReturnSchema, arguments_schema, return_schema
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["TOOL_NAME", "TaskSupport", "Tool", "ToolAnnotations", "ToolOptions", "is_seconds"]
 
@@ -76,9 +77,9 @@ def _annotations_wire(value: ToolAnnotations | Mapping[str, Any] | None, where: 
 def _is_unstructured(hint: Any) -> bool:
     """Return types that are content, not data: ToolResult, content helpers, lists of them."""
     # On 3.10 ``isinstance(list[X], type)`` is true: only a bare class is a class here.
-    if isinstance(hint, type) and typing_extensions.get_origin(hint) is None:
+    if isinstance(hint, type) and _typing.get_origin(hint) is None:
         return issubclass(hint, (ToolResult, *Content))
-    return any(_is_unstructured(arg) for arg in typing_extensions.get_args(hint))
+    return any(_is_unstructured(arg) for arg in _typing.get_args(hint))
 
 
 # ----------------------------------------------------------------------------- definition

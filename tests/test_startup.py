@@ -23,6 +23,21 @@ from test_stdio import EXAMPLE, Server
 from mcpkit import App
 
 WARMING = b"warming up 2 definitions' validators after answering 1 (pydantic "
+LOADED = b"DEBUG mcpkit.warmup: loaded on use, and loaded already: "
+NOT_BEFORE_THE_FIRST_CALL = {
+    "pydantic",  # the validators: the warm-up, or the first call
+    "pathlib",  # with urllib.parse: the serializer's first use, a file read, add_directory
+    "urllib.parse",
+    "decimal",  # the serializer's first use, a numeric header
+    "mimetypes",  # the first file whose MIME type is guessed
+    "mcpkit.settings",  # App(settings=...)
+    "mcpkit._directory",  # add_directory
+    "mcpkit._included",  # the first include()
+    "mcpkit._uritemplate",  # the first resource
+}
+"""What ``initialize`` and ``tools/list`` of ``examples/build_app.py`` must not load. (It imports
+``typing_extensions`` itself; ``--log-level`` takes the click command line, and click imports
+``uuid``: a plain ``mcpkit run TARGET`` loads neither.)"""
 INFO = {"name": "t", "version": "1"}
 BUILD_ARGUMENTS = {"project_dir": "./app", "arch": "arm64", "configuration": "Release"}
 BUILT = (
@@ -32,7 +47,7 @@ BUILT = (
 )
 
 
-def test_initialize_and_tools_list_do_not_import_pydantic_and_a_call_still_works() -> None:
+def test_the_listing_imports_neither_pydantic_nor_unused_features_and_a_call_still_works() -> None:
     server = Server(EXAMPLE, "--log-level", "debug")
     try:
         server.initialize("2025-11-25")
@@ -40,6 +55,8 @@ def test_initialize_and_tools_list_do_not_import_pydantic_and_a_call_still_works
         assert [tool["name"] for tool in listed["result"]["tools"]] == ["build-app", "lint-check"]
         warming = server.stderr_until(WARMING)[-1]
         assert warming.endswith(WARMING + b"not loaded yet)\n")
+        loaded = server.stderr_until(LOADED)[-1].rstrip(b"\n").split(b": ")[-1].decode()
+        assert set(loaded.split(", ")) & NOT_BEFORE_THE_FIRST_CALL == set(), loaded
         server.send(
             {
                 "jsonrpc": "2.0",

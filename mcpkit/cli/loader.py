@@ -16,7 +16,6 @@ import itertools
 import os
 import sys
 import traceback
-from pathlib import Path
 from types import FrameType, FunctionType, ModuleType, TracebackType
 
 from mcpkit.app import App
@@ -77,15 +76,16 @@ def is_path_target(module_part: str) -> bool:
 
 
 def _import_file(path_text: str) -> ModuleType:
-    path = Path(path_text).resolve()
-    if not path.is_file():
+    path = os.path.realpath(path_text)  # Path.resolve(); pathlib costs ~5 ms of a start-up
+    if not os.path.isfile(path):
         raise TargetError(f"no such file: {path_text}")
-    name = path.stem if path.stem.isidentifier() else "mcpkit_target"
+    stem = os.path.splitext(os.path.basename(path))[0]
+    name = stem if stem.isidentifier() else "mcpkit_target"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise TargetError(f"cannot import {path_text} as a Python module")
-    if str(path.parent) not in sys.path:  # so the file's sibling modules import
-        sys.path.insert(0, str(path.parent))
+    if os.path.dirname(path) not in sys.path:  # so the file's sibling modules import
+        sys.path.insert(0, os.path.dirname(path))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
@@ -128,7 +128,7 @@ def _find_app(module: ModuleType, attr: str | None, target: str) -> App:
 
 # ----------------------------------------------------------- where a definition went wrong
 
-_PACKAGE = str(Path(__file__).resolve().parent.parent) + os.sep
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
 
 
 def definition_site(tb: TracebackType | None) -> tuple[str, int] | None:
@@ -171,6 +171,8 @@ def _function_argument(frame: FrameType) -> FunctionType | None:
 
 def shown_path(filename: str) -> str:
     """A path relative to the current directory when it lies inside it, else as it is."""
+    from pathlib import Path  # an error is being shown: no start-up to save
+
     try:
         return str(Path(filename).relative_to(Path.cwd()))
     except ValueError:

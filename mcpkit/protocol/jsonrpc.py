@@ -13,6 +13,7 @@ then returns those bytes as they are.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import re
 from collections.abc import Callable, Coroutine
@@ -286,6 +287,11 @@ def encode(message: Any) -> bytes:
 def _encode(message: Any) -> bytes:
     if type(message) is Encoded:
         return message.data
+    if _plain_first:  # until pydantic_core's serializer is in use: see plain_json
+        data = plain_json(message)
+        if data is not None:
+            return data
+        serializer_in_use()
     try:
         data = to_json(message)
     except ValueError as exc:
@@ -297,6 +303,59 @@ def _encode(message: Any) -> bytes:
         if fault is not None:
             raise fault
     return data
+
+
+_plain_first = True
+
+
+def serializer_in_use() -> None:
+    """From now on, every message goes through pydantic_core's serializer: called by the first
+    message :func:`plain_json` declines, and by the warm-up (which imports pydantic, and with it
+    everything the serializer's first use would)."""
+    global _plain_first
+    _plain_first = False
+
+
+_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+_PLAIN_NODES = 1000  # the handshake and a small listing (~150 for 4 tools); a page of 100 is larger
+_PLAIN_DEPTH = 64  # far from the serializer's own limit (~255 levels), so it never differs
+_PLAIN_INT = 1 << 63
+
+
+def plain_json(message: Any) -> bytes | None:
+    """The bytes ``to_json`` writes for ``message``, written by the standard library's ``json``,
+    when ``message`` is a small tree of exact ``dict`` (``str`` keys), ``list``, ``str``,
+    ``int`` (64-bit), ``bool`` and ``None`` (no floats: ``json`` prints ``1e+16``, ``to_json``
+    ``1e16``); else ``None``. Both escape the same characters the same way (``"``, ``\\``,
+    and the C0 controls, as ``\\b \\f \\n \\r \\t`` or lowercase ``\\u00xx``): the
+    property test in ``tests/test_jsonrpc_plain.py`` holds them byte-identical.
+
+    Why: the serializer's first use imports ``uuid``, ``platform``, ``fractions``, ``decimal``
+    and ``pathlib`` (~10 ms on a slow VM), which a server's ``initialize`` and small
+    ``tools/list`` answers do not need; the warm-up after the listing imports them anyway."""
+    stack: list[tuple[Any, int]] = [(message, 0)]
+    budget = _PLAIN_NODES
+    while stack:
+        node, depth = stack.pop()
+        budget -= 1
+        kind = type(node)
+        if budget < 0 or depth > _PLAIN_DEPTH:
+            return None
+        if kind is dict:
+            if not all(type(key) is str for key in node):
+                return None
+            stack.extend([(value, depth + 1) for value in node.values()])
+        elif kind is list:
+            stack.extend([(item, depth + 1) for item in node])
+        elif kind is int:
+            if not -_PLAIN_INT < node < _PLAIN_INT:
+                return None
+        elif not (kind is str or kind is bool or node is None):
+            return None
+    try:
+        return _DUMPS(message).encode()
+    except UnicodeEncodeError:  # a lone surrogate: the serializer's error says where
+        return None
 
 
 _MAX_DIGITS = 4300

@@ -22,8 +22,9 @@ from typing import Any
 
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError
+from mcpkit.protocol import jsonrpc
 
-__all__ = ["WarmUp", "compile_in_background", "time_to_warm_up", "warm_up"]
+__all__ = ["LOADED_ON_USE", "WarmUp", "compile_in_background", "time_to_warm_up", "warm_up"]
 
 logger = logging.getLogger("mcpkit.warmup")
 
@@ -41,6 +42,25 @@ def compile_in_background(app: App) -> None:
                 logger.exception("%s cannot be compiled", definition.label)
 
     threading.Thread(target=compile_all, name="mcpkit-compile", daemon=True).start()
+
+
+LOADED_ON_USE = (
+    "pydantic",
+    "typing_extensions",
+    "pathlib",
+    "urllib.parse",
+    "decimal",
+    "uuid",
+    "mimetypes",
+    "mcpkit.settings",
+    "mcpkit._directory",
+    "mcpkit._included",
+    "mcpkit._uritemplate",
+)
+"""Modules a server loads only when something needs them (a call's validator, the serializer's
+first use, a feature): the warm-up's first debug lines say which were loaded before it began.
+A server whose definitions need none of them answers ``initialize`` and its listings without
+them (``tests/test_startup.py``)."""
 
 
 _HANDSHAKE = frozenset({"initialize", "notifications/initialized", "server/discover"})
@@ -100,6 +120,7 @@ def warm_up(
     the definitions each time (~30,000 objects, 20-25 ms a time on a slow VM, every ~5,000
     calls of a flood); now they walk what requests made since. The price: a reference cycle
     among those objects that becomes garbage later is never freed (none does while serving)."""
+    jsonrpc.serializer_in_use()  # pydantic brings what its first use imports: no point in waiting
     pending = deque(app.definitions())
     logger.debug(
         "warming up %d definitions' validators after answering %r (pydantic %s)",
@@ -107,6 +128,8 @@ def warm_up(
         after,
         "already loaded" if "pydantic" in sys.modules else "not loaded yet",
     )
+    loaded = [name for name in LOADED_ON_USE if name in sys.modules]
+    logger.debug("loaded on use, and loaded already: %s", ", ".join(loaded) or "none")
 
     def step() -> None:
         if not pending:
