@@ -27,14 +27,21 @@ async def greet(ctx: Context) -> str:
     return f"Hello, {answer.content.name if answer.content else answer.action}"
 
 
+def mark(name: str) -> None:
+    """Writes this process's pid to MARKS/name at once: a test that sees the file reads it whole."""
+    partial = MARKS / f"{name}.partial"
+    partial.write_text(str(os.getpid()))
+    os.replace(partial, MARKS / name)
+
+
 @app.tool(task="required")
 async def wait(label: str) -> str:
     """Waits until cancelled; marks the cancellation in FLEET_MARKS."""
-    (MARKS / f"{label}.started").write_text(str(os.getpid()))
+    mark(f"{label}.started")
     try:
         await asyncio.Event().wait()
     except asyncio.CancelledError:
-        (MARKS / f"{label}.cancelled").write_text(str(os.getpid()))
+        mark(f"{label}.cancelled")
         raise
     return "never"
 
