@@ -30,6 +30,16 @@ def server_env() -> dict[str, str]:
     return env
 
 
+def unmeasured_env() -> dict[str, str]:
+    """:func:`server_env` without coverage's start-up in the child (the suite under coverage
+    measures subprocesses): coverage imports ``pathlib``, ``decimal``, ``urllib.parse`` and more
+    before any mcpkit code runs, so a test of what mcpkit itself loads could not see them."""
+    env = server_env()
+    env.pop("COVERAGE_PROCESS_CONFIG", None)
+    env.pop("COVERAGE_PROCESS_START", None)
+    return env
+
+
 @contextlib.asynccontextmanager
 async def serve_on_pipes(
     app: App | Server, *, reader_limit: int = LINE_LIMIT, **options: Any

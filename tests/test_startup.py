@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from asgi_support import Request
 from http_support import free_port, post
+from stdio_support import unmeasured_env
 from test_stdio import EXAMPLE, Server
 
 from mcpkit import App
@@ -48,7 +49,7 @@ BUILT = (
 
 
 def test_the_listing_imports_neither_pydantic_nor_unused_features_and_a_call_still_works() -> None:
-    server = Server(EXAMPLE, "--log-level", "debug")
+    server = Server(EXAMPLE, "--log-level", "debug", env=unmeasured_env())
     try:
         server.initialize("2025-11-25")
         listed = server.request({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})

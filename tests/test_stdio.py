@@ -29,14 +29,22 @@ TIMEOUT = 15.0
 class Server:
     """``python -m mcpkit run TARGET`` with line readers on threads (every read has a timeout).
 
-    ``read=False`` leaves stdout unread (a client that never reads) until :meth:`start_reading`.
+    ``read=False`` leaves stdout unread (a client that never reads) until :meth:`start_reading`;
+    ``env``: another environment than :func:`server_env`.
     """
 
-    def __init__(self, target: str, *args: str, cwd: Path = ROOT, read: bool = True) -> None:
+    def __init__(
+        self,
+        target: str,
+        *args: str,
+        cwd: Path = ROOT,
+        read: bool = True,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mcpkit", "run", target, *args],
             cwd=cwd,
-            env=server_env(),
+            env=server_env() if env is None else env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
