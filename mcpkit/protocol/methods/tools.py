@@ -75,15 +75,11 @@ async def _tools_call(
         logger.error("%s", exc)
         raise InternalError() from None
 
-    if tool.task == "forbidden" and not ctx.stateless:  # the common call: nothing around it
-        return await _run_tool(runtime, ctx, tool, arguments)
-
-    async def run() -> dict[str, Any]:
-        return await _run_tool(runtime, ctx, tool, arguments)
-
-    call = run
+    # A partial, not a closure: the common call awaits _run_tool itself, no coroutine around it.
+    call: Callable[[], Awaitable[dict[str, Any]]]
+    call = functools.partial(_run_tool, runtime, ctx, tool, arguments)
     if tool.task != "forbidden":  # the tasks extension decides: a task, inline, or -32021
-        carried = functools.partial(_carried, runtime, params, run)
+        carried = functools.partial(_carried, runtime, params, call)
         call = functools.partial(call_as_task, runtime, ctx, tool, carried)
     if not ctx.stateless:  # only 2026-07-28 requests carry input responses
         return await call()
