@@ -20,13 +20,9 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import sys
 from typing import Any, TypeVar
 
-if sys.version_info >= (3, 11):  # the same decorator; typing_extensions costs a few ms to import
-    from typing import dataclass_transform
-else:  # pragma: no cover - Python 3.10
-    from typing_extensions import dataclass_transform
+from mcpkit._typing import dataclass_transform
 
 __all__ = ["frozen"]
 

@@ -22,6 +22,7 @@ if sys.version_info >= (3, 11):
         NotRequired,
         Optional,
         Required,
+        dataclass_transform,
         get_args,
         get_origin,
         get_type_hints,
@@ -32,6 +33,7 @@ else:  # pragma: no cover - Python 3.10
     from typing_extensions import (
         NotRequired,
         Required,
+        dataclass_transform,
         get_type_hints,
     )
 
@@ -41,6 +43,7 @@ __all__ = [
     "NotRequired",
     "Optional",
     "Required",
+    "dataclass_transform",
     "get_args",
     "get_origin",
     "get_type_hints",
