@@ -35,6 +35,15 @@ NOT_BEFORE_THE_FIRST_CALL = {
     "mcpkit._directory",  # add_directory
     "mcpkit._included",  # the first include()
     "mcpkit._uritemplate",  # the first resource
+    # A feature's handlers: the first request for one of its methods (methods.HANDLERS).
+    "mcpkit.protocol.methods.resources",
+    "mcpkit.protocol.methods.prompts",
+    "mcpkit.protocol.methods.completion",
+    "mcpkit.protocol.methods.subscriptions",
+    "mcpkit.protocol.methods.tasks",
+    "mcpkit.protocol.tasks.runner",  # the first task, tasks/* request or listen
+    "mcpkit.protocol.tasks.store",
+    "mcpkit.protocol.pipeline",  # the first request through middleware
 }
 """What ``initialize`` and ``tools/list`` of ``examples/build_app.py`` must not load. (It imports
 ``typing_extensions`` itself; ``--log-level`` takes the click command line, and click imports
@@ -242,5 +251,67 @@ def test_a_request_with_a_method_that_is_not_a_string_is_answered_and_serving_go
         assert [tool["name"] for tool in listed["result"]["tools"]] == ["build-app", "lint-check"]
         warming = server.stderr_until(b"warming up")[-1]
         assert warming.endswith(WARMING + b"not loaded yet)\n")
+    finally:
+        server.stop()
+
+
+FIRST_USE = """
+from typing import Literal
+
+from mcpkit import App
+
+app = App("first", version="1.0.0")
+
+
+@app.tool
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+@app.prompt
+def greet(name: str, tone: Literal["warm", "dry"] = "warm") -> str:
+    return f"Hello {name}"
+
+
+@app.resource("notes://{topic}")
+def note(topic: str) -> str:
+    return f"about {topic}"
+"""
+TONE = {"name": "tone", "value": "w"}
+STATELESS_TASKS = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {
+        "extensions": {"io.modelcontextprotocol/tasks": {}}
+    },
+}
+
+
+def test_each_feature_loaded_on_first_use_answers_its_first_request(tmp_path: Path) -> None:
+    """A feature's handlers (and the task runner) load with the first request for one of its
+    methods: in a fresh process, that first request is answered as it always was."""
+    (tmp_path / "first.py").write_text(FIRST_USE, encoding="utf-8")
+    server = Server("first.py:app", cwd=tmp_path, env=unmeasured_env())
+    firsts = [
+        ("resources/read", {"uri": "notes://x"}),
+        ("completion/complete", {"ref": {"type": "ref/prompt", "name": "greet"}, "argument": TONE}),
+        ("prompts/get", {"name": "greet", "arguments": {"name": "Ada"}}),
+        ("tasks/get", {"taskId": "nope", "_meta": STATELESS_TASKS}),
+    ]
+    try:
+        server.initialize("2025-11-25")
+        answers = []
+        for number, (method, params) in enumerate(firsts, start=1):
+            server.send({"jsonrpc": "2.0", "id": number, "method": method, "params": params})
+            answers.append(server.line())
+        assert answers == [
+            b'{"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"notes://x",'
+            b'"mimeType":"text/plain","text":"about x"}]}}\n',
+            b'{"jsonrpc":"2.0","id":2,"result":{"completion":{"values":["warm"],"total":1,'
+            b'"hasMore":false}}}\n',
+            b'{"jsonrpc":"2.0","id":3,"result":{"messages":[{"role":"user","content":'
+            b'{"type":"text","text":"Hello Ada"}}]}}\n',
+            b'{"jsonrpc":"2.0","id":4,"error":{"code":-32602,'
+            b'"message":"Invalid params: unknown task \'nope\' (not found or expired)"}}\n',
+        ]
     finally:
         server.stop()

@@ -45,7 +45,7 @@ from mcpkit.protocol.access import step_up
 from mcpkit.protocol.answers import encoded_answer, internal
 from mcpkit.protocol.connection import Connection, discard
 from mcpkit.protocol.envelope import stateless_result
-from mcpkit.protocol.fleet import fleet_for, join, not_joined
+from mcpkit.protocol.fleet import fleet_for, join, not_joined, tasks_for
 from mcpkit.protocol.headers import Headers
 from mcpkit.protocol.incoming import CANCELLED, Incoming, Taken, admit, cancel_target, no_batches
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
@@ -58,8 +58,6 @@ from mcpkit.protocol.methods import (
     protocol_error_in,
     read_uri,
 )
-from mcpkit.protocol.methods.input_required import url_input_required
-from mcpkit.protocol.pipeline import through_middleware
 from mcpkit.protocol.request import (
     ActingFor,
     RequestContext,
@@ -71,7 +69,6 @@ from mcpkit.protocol.request import (
     stateless_context,
 )
 from mcpkit.protocol.request_state import StateSigner, state_key
-from mcpkit.protocol.tasks.runner import Tasks
 from mcpkit.protocol.telemetry import answered, telemetry_for
 from mcpkit.protocol.versions import (
     HTTP_DEFAULT_VERSION,
@@ -108,12 +105,10 @@ class Server:
         self.streams: set[asyncio.Queue[Any]] = set()  # open subscriptions/listen streams
         signer = StateSigner(state_key(app.options.state_key))
         self.fleet = fleet_for(app.options.store)  # None: tasks and changes stay in this process
-        store = self.fleet.store if self.fleet is not None else None
-        options = app.options
-        tasks = Tasks(store, limit=options.max_tasks, per_caller=options.max_tasks_per_caller)
+        self.tasks = functools.cache(partial(tasks_for, self.fleet, app.options))  # on first use
         self._leave_fleet: Callable[[], Awaitable[None]] = not_joined  # start() joins the fleet
-        self._serve(Runtime(app, self.workers, signer, self.streams, self.capabilities, tasks))
-        self.telemetry = telemetry_for(options.tracer_provider)  # None: MCPKIT_OTEL=off
+        self._serve(Runtime(app, self.workers, signer, self.streams, self.capabilities, self.tasks))
+        self.telemetry = telemetry_for(app.options.tracer_provider)  # None: MCPKIT_OTEL=off
         self._admit = admit if self.telemetry is None else self.telemetry.admit  # traces refusals
         self.state: Any = None
         self._capabilities: dict[bool, dict[str, Any]] = {}
@@ -169,7 +164,8 @@ class Server:
     async def stop(self) -> None:
         """Cancel the running tasks, leave the lifespan and stop listening to the App."""
         self._unsubscribe()
-        await self.runtime.tasks.close()
+        if self.tasks.cache_info().currsize:  # made: some client used tasks
+            await self.tasks().close()
         leave, self._leave_fleet = self._leave_fleet, not_joined
         await leave()
         stack, self._lifespan = self._lifespan, None
@@ -388,6 +384,8 @@ class Session(Connection):
         except ResourceNotFound as exc:  # retired in 2026-07-28: -32602 with the same data
             raise InvalidParams(exc.message, exc.data) from None
         except UrlElicitationRequired as exc:  # so is -32042 (from a middleware, say)
+            from mcpkit.protocol.methods.input_required import url_input_required
+
             result = url_input_required(ctx, exc)
         return stateless_result(result, request.method, method, self.server.app, ctx)
 
@@ -411,6 +409,8 @@ class Session(Connection):
         middleware = self.server.app.middleware_chain
         if not middleware:
             return await method.handler(self.server.runtime, ctx, params)
+        from mcpkit.protocol.pipeline import through_middleware  # loaded by the first use
+
         return await through_middleware(middleware, name, method, self.server.runtime, ctx, params)
 
     def _offers(self, method: MethodSpec) -> bool:

@@ -56,6 +56,14 @@ LOADED_ON_USE = (
     "mcpkit._directory",
     "mcpkit._included",
     "mcpkit._uritemplate",
+    "mcpkit.protocol.methods.resources",  # a feature's handlers: its first method looked up
+    "mcpkit.protocol.methods.prompts",
+    "mcpkit.protocol.methods.completion",
+    "mcpkit.protocol.methods.subscriptions",
+    "mcpkit.protocol.methods.tasks",  # ... or a task tool's call
+    "mcpkit.protocol.tasks.runner",  # the first task, tasks/* request or listen
+    "mcpkit.protocol.tasks.store",
+    "mcpkit.protocol.pipeline",  # the first request through middleware
 )
 """Modules a server loads only when something needs them (a call's validator, the serializer's
 first use, a feature): the warm-up's first debug lines say which were loaded before it began.

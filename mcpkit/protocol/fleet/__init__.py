@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from mcpkit._announcer import Announcer
-from mcpkit.protocol.tasks.store import TaskStore
+
+if TYPE_CHECKING:
+    from mcpkit.options import ServerOptions
+    from mcpkit.protocol.tasks.runner import Tasks
+    from mcpkit.protocol.tasks.store import TaskStore
 
 __all__ = [
     "LEASE_ENV",
@@ -27,6 +31,7 @@ __all__ = [
     "fleet_for",
     "join",
     "not_joined",
+    "tasks_for",
 ]
 
 STORE_ENV = "MCPKIT_STORE"
@@ -95,6 +100,16 @@ def fleet_for(url: str | None) -> Fleet | None:
             f'a redis store needs the redis client: pip install "mcpkit[redis]" ({exc})'
         ) from exc
     return RedisFleet(url, lease_s=lease_seconds())
+
+
+def tasks_for(fleet: Fleet | None, options: ServerOptions) -> Tasks:
+    """The server's tasks, their records in ``fleet``'s store (else this process's memory).
+    The server makes them on first use (``Runtime.tasks``): a server none of whose clients
+    uses tasks never loads the runner and the store."""
+    from mcpkit.protocol.tasks.runner import Tasks
+
+    store = fleet.store if fleet is not None else None
+    return Tasks(store, limit=options.max_tasks, per_caller=options.max_tasks_per_caller)
 
 
 async def join(fleet: Fleet | None, app: Announcer) -> Callable[[], Awaitable[None]]:

@@ -1,4 +1,5 @@
-"""The completion feature: ``completion/complete``, and whether anything can answer it.
+"""The completion feature: ``completion/complete`` (whether anything can answer it, which decides
+the ``completions`` capability, is ``lifecycle.can_complete``).
 
 Candidates come from the prompt argument's or template variable's own completer, else its
 schema's ``enum``, else the App's ``@app.completion`` function.
@@ -10,39 +11,18 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from mcpkit._compose import completer_for, included_apps
+from mcpkit._compose import completer_for
 from mcpkit.app import App
-from mcpkit.exceptions import DefinitionError, InvalidParams
+from mcpkit.exceptions import InvalidParams
 from mcpkit.prompts import Prompt
 from mcpkit.protocol.access import usable
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
 from mcpkit.protocol.request import RequestContext
 from mcpkit.resources import ResourceTemplate
 
-__all__ = ["MAX_COMPLETIONS", "METHODS", "can_complete"]
+__all__ = ["MAX_COMPLETIONS", "METHODS"]
 
 MAX_COMPLETIONS = 100
-
-
-def can_complete(app: App) -> bool:
-    """Whether anything can answer ``completion/complete`` (then ``completions`` is offered)."""
-    if app.completer is not None or any(each.completer for each in included_apps(app)):
-        return True
-    for prompt in app.prompts.values():
-        if prompt.completions:
-            return True
-        try:
-            arguments = prompt.definition["arguments"]
-        except DefinitionError:
-            continue  # logged when it is listed or compiled
-        if any("enum" in (prompt.argument_schema(a["name"]) or {}) for a in arguments):
-            return True
-    for template in app.resource_templates.values():
-        if template.completions or any(
-            "enum" in (template.argument_schema(v) or {}) for v in template.variables
-        ):
-            return True
-    return False
 
 
 async def _complete(

@@ -10,18 +10,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpkit._compose import declared_extensions
+from mcpkit._compose import declared_extensions, included_apps
 from mcpkit._extensions import TASKS, UI
 from mcpkit._ui import has_views
 from mcpkit.app import App
 from mcpkit.context import LOG_LEVELS
-from mcpkit.exceptions import InvalidParams
-from mcpkit.protocol.methods.completion import can_complete
+from mcpkit.exceptions import DefinitionError, InvalidParams
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
 from mcpkit.protocol.request import RequestContext
 from mcpkit.protocol.versions import ALL_VERSIONS
 
-__all__ = ["METHODS", "capabilities"]
+__all__ = ["METHODS", "can_complete", "capabilities"]
 
 
 def capabilities(app: App, *, stateless: bool = False) -> dict[str, Any]:
@@ -45,6 +44,27 @@ def capabilities(app: App, *, stateless: bool = False) -> dict[str, Any]:
     if extensions:
         caps["extensions"] = extensions
     return caps
+
+
+def can_complete(app: App) -> bool:
+    """Whether anything can answer ``completion/complete`` (then ``completions`` is offered)."""
+    if app.completer is not None or any(each.completer for each in included_apps(app)):
+        return True
+    for prompt in app.prompts.values():
+        if prompt.completions:
+            return True
+        try:
+            arguments = prompt.definition["arguments"]
+        except DefinitionError:
+            continue  # logged when it is listed or compiled
+        if any("enum" in (prompt.argument_schema(a["name"]) or {}) for a in arguments):
+            return True
+    for template in app.resource_templates.values():
+        if template.completions or any(
+            "enum" in (template.argument_schema(v) or {}) for v in template.variables
+        ):
+            return True
+    return False
 
 
 async def _ping(runtime: Runtime, ctx: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcpkit._frozen import frozen
 from mcpkit._workers import Workers
@@ -19,7 +19,9 @@ from mcpkit.app import App
 from mcpkit.exceptions import Unencodable
 from mcpkit.protocol.request import RequestContext
 from mcpkit.protocol.request_state import StateSigner
-from mcpkit.protocol.tasks.runner import Tasks
+
+if TYPE_CHECKING:
+    from mcpkit.protocol.tasks.runner import Tasks
 
 __all__ = ["Failed", "Handler", "Instead", "MethodSpec", "Runtime"]
 
@@ -33,7 +35,12 @@ class Runtime:
     signer: StateSigner  # signs and verifies ``requestState`` (multi round-trip requests)
     streams: set[asyncio.Queue[Any]]  # the open ``subscriptions/listen`` streams
     capabilities: Callable[..., dict[str, Any]]  # ``ServerCapabilities`` (stateless=), cached
-    tasks: Tasks  # the tasks extension's records and running tasks
+    tasks_of: Callable[[], Tasks]  # the server's, made (and the runner loaded) on first use
+
+    @property
+    def tasks(self) -> Tasks:
+        """The tasks extension's records and running tasks."""
+        return self.tasks_of()
 
 
 Handler = Callable[[Runtime, RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]

@@ -35,7 +35,6 @@ from mcpkit.protocol.methods.input_required import needs_input, with_input
 from mcpkit.protocol.methods.pagination import listing
 from mcpkit.protocol.methods.params import string_param
 from mcpkit.protocol.methods.spec import MethodSpec, Runtime
-from mcpkit.protocol.methods.tasks import call_as_task
 from mcpkit.protocol.request import RequestContext
 from mcpkit.protocol.versions import arguments_fail_as_results, structured_output
 from mcpkit.results import error_result
@@ -79,6 +78,8 @@ async def _tools_call(
     call: Callable[[], Awaitable[dict[str, Any]]]
     call = functools.partial(_run_tool, runtime, ctx, tool, arguments)
     if tool.task != "forbidden":  # the tasks extension decides: a task, inline, or -32021
+        from mcpkit.protocol.methods.tasks import call_as_task  # loaded by a task tool's call
+
         carried = functools.partial(_carried, runtime, params, call)
         call = functools.partial(call_as_task, runtime, ctx, tool, carried)
     if not ctx.stateless:  # only 2026-07-28 requests carry input responses
