@@ -20,13 +20,12 @@ from __future__ import annotations
 import contextlib
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from mcpkit._signatures import NAME
 from mcpkit.context import Lifespans
 from mcpkit.exceptions import DefinitionError
-from mcpkit.prompts import Prompt
 
 __all__ = [
     "Include",
@@ -36,6 +35,7 @@ __all__ = [
     "enter_lifespans",
     "included_apps",
     "is_view",
+    "no_lifespan",
     "prefixed_uri",
     "put",
     "refresh_includers",
@@ -290,6 +290,12 @@ def included_apps(app: Any) -> list[Any]:
     return list(found.values())
 
 
+@contextlib.asynccontextmanager
+async def no_lifespan(app: Any) -> AsyncIterator[None]:
+    """The lifespan of an app given none: nothing to start, ``None`` as its state."""
+    yield None
+
+
 async def enter_lifespans(app: Any, stack: contextlib.AsyncExitStack) -> Any:
     """Enter ``app``'s lifespan, after those of the apps it includes (each once, the innermost
     first); they are left in the reverse order. If one fails to start, those already started
@@ -333,6 +339,8 @@ def completer_for(app: Any, definition: Any, ref: dict[str, Any]) -> tuple[Any, 
     an included definition's own app's, with the reference as that app knows it; else
     ``app``'s."""
     if is_view(definition) and definition.owner.completer is not None:
+        from mcpkit.prompts import Prompt  # a feature module: loaded on use (app.py)
+
         origin = definition.origin
         if isinstance(origin, Prompt):
             return definition.owner.completer, {**ref, "name": origin.name}

@@ -1,11 +1,11 @@
-"""``App``: the registry of an MCP server's tools, and the decorators that fill it."""
+"""``App``: the registry of an MCP server's tools, and the decorators that fill it. A feature's
+module (``prompts``, ``resources``, ``_ui``) loads with the first definition of its kind."""
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import sys
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
@@ -13,23 +13,21 @@ from mcpkit import _compose
 from mcpkit._announcer import Announcer
 from mcpkit._availability import Switches
 from mcpkit._signatures import Definition
-from mcpkit._ui import UiOptions, UiResource, check_link
 from mcpkit.exceptions import DefinitionError
 from mcpkit.middleware import Middleware
 from mcpkit.options import ServerOptions
-from mcpkit.prompts import Prompt, PromptOptions
-from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate, template_variables
 from mcpkit.tools import Tool, ToolOptions
-
-if TYPE_CHECKING:  # for App.asgi's signature only (allow-listed: the module loads on call)
-    from mcpkit.transports.http import BearerAuth, HttpApp, Verifier
 
 if TYPE_CHECKING:  # annotations only: these load where the feature is used (see each use)
     from pathlib import Path
 
     from typing_extensions import Unpack
 
+    from mcpkit._ui import UiOptions
+    from mcpkit.prompts import Prompt, PromptOptions
+    from mcpkit.resources import Resource, ResourceOptions, ResourceTemplate
     from mcpkit.settings import SettingsSources, SettingsSpec
+    from mcpkit.transports.http import BearerAuth, HttpApp, Verifier  # App.asgi loads it
 
 __all__ = ["App", "ServerOptions"]
 
@@ -73,7 +71,7 @@ class App(Announcer):
         self.instructions = instructions
         self.website_url = website_url
         self.icons = icons
-        self.lifespan: Lifespan = lifespan or _no_lifespan
+        self.lifespan: Lifespan = lifespan or _compose.no_lifespan
         self.options = options if options is not None else ServerOptions()
         self.completer: Completer | None = None
         self.settings_spec = (
@@ -150,6 +148,8 @@ class App(Announcer):
             options["schema_profile"] = self.options.schema_profile
         tool = Tool(fn, **options)
         if tool.ui is not None:
+            from mcpkit._ui import check_link  # the views feature: with its first use
+
             check_link(tool.label, tool.ui, self._resources)
         self._add_unique(self._tools, tool.name, tool, "tool", "; pass name=... to one")
         self._changed("tools")
@@ -170,6 +170,8 @@ class App(Announcer):
         self, uri: str, fn: Callable[..., Any], /, **options: Unpack[ResourceOptions]
     ) -> Resource | ResourceTemplate:
         """Register ``fn`` as the resource (or template, when ``uri`` has variables)."""
+        from mcpkit.resources import Resource, ResourceTemplate, template_variables
+
         if template_variables(uri):
             template = ResourceTemplate(uri, fn, **options)
             self._add_unique(self._templates, uri, template, "resource template")
@@ -186,6 +188,8 @@ class App(Announcer):
         (:class:`~mcpkit._ui.UiOptions`); tools link to it with ``@app.tool(ui=uri)``."""
 
         def add(fn: Callable[..., Any]) -> None:
+            from mcpkit._ui import UiResource
+
             self._add_unique(self._resources, uri, UiResource(uri, fn, **options), "resource")
             self._changed("resources")
 
@@ -203,6 +207,7 @@ class App(Announcer):
         from pathlib import Path  # here, not at import: a server without it skips pathlib
 
         from mcpkit._directory import directory_reader
+        from mcpkit.resources import ResourceTemplate
 
         reader = directory_reader(root)
 
@@ -250,6 +255,8 @@ class App(Announcer):
 
     def add_prompt(self, fn: Callable[..., Any], /, **options: Unpack[PromptOptions]) -> Prompt:
         """Register ``fn`` as a prompt and return its definition."""
+        from mcpkit.prompts import Prompt
+
         prompt = Prompt(fn, **options)
         self._add_unique(self._prompts, prompt.name, prompt, "prompt")
         self._changed("prompts")
@@ -434,11 +441,6 @@ def _registrar(add: Callable[[Callable[..., Any]], object]) -> Callable[[F], F]:
 
 
 _NO_MW = "its middleware would not run (register middleware on the including app)"
-
-
-@contextlib.asynccontextmanager
-async def _no_lifespan(app: App) -> AsyncIterator[None]:
-    yield None
 
 
 def _settings(settings: Any, prefix: str | None, name: str) -> SettingsSpec:

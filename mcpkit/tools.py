@@ -20,7 +20,6 @@ from mcpkit._availability import AccessOptions, check_access
 from mcpkit._frozen import frozen
 from mcpkit._profiles import SchemaProfile, check_profile, omitting_nulls, published
 from mcpkit._signatures import NAME, Definition, check_name, check_options
-from mcpkit._ui import Visibility, tool_meta
 from mcpkit._workers import Workers
 from mcpkit.content import Content
 from mcpkit.context import Context
@@ -30,6 +29,8 @@ from mcpkit.schema import EMPTY, Param, ReturnSchema, arguments_schema, return_s
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
+
+    from mcpkit._ui import Visibility
 
 __all__ = ["TOOL_NAME", "TaskSupport", "Tool", "ToolAnnotations", "ToolOptions", "is_seconds"]
 
@@ -157,7 +158,11 @@ class Tool(Definition):
         self.annotations = _annotations_wire(options.get("annotations"), label)
         self.icons = options.get("icons")
         self.ui = options.get("ui")
-        self.meta = tool_meta(options.get("meta"), self.ui, options.get("ui_visibility"), label)
+        self.meta, visibility = options.get("meta"), options.get("ui_visibility")
+        if self.ui is not None or visibility is not None:  # a view's link: the views feature's
+            from mcpkit._ui import tool_meta
+
+            self.meta = tool_meta(self.meta, self.ui, visibility, label)
         self.explicit_input = _checked_explicit(input_schema, label, "input_schema")
         output_schema = options.get("output_schema")
         self.explicit_output = _checked_explicit(output_schema, label, "output_schema")

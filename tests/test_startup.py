@@ -35,6 +35,9 @@ NOT_BEFORE_THE_FIRST_CALL = {
     "mcpkit._directory",  # add_directory
     "mcpkit._included",  # the first include()
     "mcpkit._uritemplate",  # the first resource
+    "mcpkit.prompts",  # the first prompt
+    "mcpkit.resources",  # the first resource
+    "mcpkit._ui",  # the first view, or a tool's link to one
     # A feature's handlers: the first request for one of its methods (methods.HANDLERS).
     "mcpkit.protocol.methods.resources",
     "mcpkit.protocol.methods.prompts",

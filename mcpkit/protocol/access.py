@@ -29,7 +29,6 @@ from mcpkit.protocol.connection import discard
 from mcpkit.protocol.incoming import Incoming
 from mcpkit.protocol.jsonrpc import Request
 from mcpkit.protocol.request import RequestContext, handshake_context, stateless_context
-from mcpkit.resources import readers
 
 __all__ = ["hidden_uri", "listed", "scopes_of", "step_up", "usable"]
 
@@ -120,7 +119,9 @@ def _targets(app: App, method: str, params: dict[str, Any]) -> list[Any]:
         found = [app.prompts.get(key)]
     elif method == "ref/resource":
         found = [app.resource_templates.get(key)]
-    elif method == "resources/read":
+    elif method == "resources/read" and (app.resources or app.resource_templates):
+        from mcpkit.resources import readers  # loaded already: the app has resources
+
         found = [item for item, _ in readers(app.resources, app.resource_templates, key)]
     return [definition for definition in found if definition is not None]
 

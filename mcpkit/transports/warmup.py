@@ -56,6 +56,9 @@ LOADED_ON_USE = (
     "mcpkit._directory",
     "mcpkit._included",
     "mcpkit._uritemplate",
+    "mcpkit.prompts",  # a feature: its first definition (App.add_prompt, add_resource, ui)
+    "mcpkit.resources",
+    "mcpkit._ui",
     "mcpkit.protocol.methods.resources",  # a feature's handlers: its first method looked up
     "mcpkit.protocol.methods.prompts",
     "mcpkit.protocol.methods.completion",

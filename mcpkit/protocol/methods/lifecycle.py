@@ -12,7 +12,6 @@ from typing import Any
 
 from mcpkit._compose import declared_extensions, included_apps
 from mcpkit._extensions import TASKS, UI
-from mcpkit._ui import has_views
 from mcpkit.app import App
 from mcpkit.context import LOG_LEVELS
 from mcpkit.exceptions import DefinitionError, InvalidParams
@@ -39,8 +38,11 @@ def capabilities(app: App, *, stateless: bool = False) -> dict[str, Any]:
     extensions = {key: dict(value) for key, value in declared_extensions(app).items()}
     if stateless and any(tool.task != "forbidden" for tool in app.tools.values()):
         extensions[TASKS] = {}
-    if has_views(app.resources):
-        extensions.setdefault(UI, {})
+    if app.resources:
+        from mcpkit._ui import has_views  # a feature module: loaded on use (app.py)
+
+        if has_views(app.resources):
+            extensions.setdefault(UI, {})
     if extensions:
         caps["extensions"] = extensions
     return caps
