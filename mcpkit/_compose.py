@@ -43,8 +43,9 @@ __all__ = [
 ]
 
 SEPARATOR = "_"
-_URI_PREFIX = re.compile(r"[A-Za-z0-9._~-]+")  # RFC 3986 unreserved: no escaping, no template
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+# Compiled by their first use (re's cache), not at every start-up: only include() needs them.
+_URI_PREFIX = r"[A-Za-z0-9._~-]+"  # RFC 3986 unreserved: no escaping, no template
+_SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
 
 KINDS = {"tool": "_tools", "prompt": "_prompts", "resource": "_resources"}
 KINDS["resource template"] = "_templates"
@@ -65,7 +66,7 @@ def check_prefix(prefix: object) -> None:
 
 def check_uri_prefix(uri_prefix: object) -> None:
     if uri_prefix is not None and not (
-        isinstance(uri_prefix, str) and _URI_PREFIX.fullmatch(uri_prefix)
+        isinstance(uri_prefix, str) and re.fullmatch(_URI_PREFIX, uri_prefix)
     ):
         raise DefinitionError(
             f"include: uri_prefix {uri_prefix!r} must be letters, digits, '-', '.', '_' or '~' "
@@ -77,7 +78,7 @@ def prefixed_uri(uri: str, uri_prefix: str, where: str) -> str:
     """``scheme://rest`` -> ``scheme://PREFIX/rest``; ``scheme:///path`` (no authority, as
     ``file:///``) -> ``scheme:///PREFIX/path``. The scheme is kept, so clients that treat a
     scheme specially still do."""
-    found = _SCHEME.match(uri)
+    found = re.match(_SCHEME, uri)
     if found is None:
         raise DefinitionError(
             f"{where}: uri_prefix needs URIs of the form scheme://...; {uri!r} is not (include "
@@ -152,7 +153,7 @@ class Include:
         parent serves it)."""
         if kind == "resource" and uri is not None:
             if self.uri_prefix is not None:
-                if _SCHEME.match(uri) is None:
+                if re.match(_SCHEME, uri) is None:
                     return  # no definition the parent serves has this URI
                 uri = prefixed_uri(uri, self.uri_prefix, "resource update")
             self.parent.notify_resource_updated(uri)

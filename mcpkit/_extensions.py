@@ -24,12 +24,12 @@ app has a view (``@app.ui``)."""
 
 _LABEL = r"[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-_EXTENSION_ID = re.compile(rf"{_LABEL}(?:\.{_LABEL})*/{_NAME}")
+_EXTENSION_ID = rf"{_LABEL}(?:\.{_LABEL})*/{_NAME}"  # compiled by its first use (re's cache)
 
 
 def is_extension_id(value: object) -> bool:
     """Whether ``value`` is a well-formed extension identifier."""
-    return isinstance(value, str) and _EXTENSION_ID.fullmatch(value) is not None
+    return isinstance(value, str) and re.fullmatch(_EXTENSION_ID, value) is not None
 
 
 def extension_settings(extensions: object) -> Mapping[str, dict[str, Any]]:

@@ -33,7 +33,7 @@ class Header:
     name: str
 
 
-_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"  # compiled by its first use (re's cache), not at start-up
 
 
 def mirror_headers(properties: dict[str, Any], annotations: Mapping[str, Any], owner: str) -> None:
@@ -45,7 +45,7 @@ def mirror_headers(properties: dict[str, Any], annotations: Mapping[str, Any], o
         if header is None:
             continue
         where = f"{owner}: parameter {name!r}"
-        if not _TOKEN.fullmatch(header.name):
+        if not re.fullmatch(_TOKEN, header.name):
             raise DefinitionError(f"{where}: Header({header.name!r}) is not an HTTP token")
         if header.name.lower() in seen:
             raise DefinitionError(
