@@ -1,6 +1,6 @@
 """mcpkit's benchmark harness: real stdio pipes, every server measured interleaved in one run.
 
-    python benchmarks/run.py [--quick] [--peers] [--json FILE]
+    python benchmarks/run.py [--quick] [--peers] [--pin] [--json FILE]
 
 Servers are ``ServerSpec``s (a command, its environment, the module that builds its tools
 in-process and what it imports); every scenario visits them in turn (A B C A B C ..., rotating
@@ -10,9 +10,11 @@ other server. ``--peers`` adds the incumbents, the official ``mcp`` SDK and Fast
 installed pinned into its own virtual environment in a cache folder outside the repository
 (``~/.cache/mcpkit-bench``, or ``$MCPKIT_BENCH_CACHE``; created once, reused), plus the HTTP
 scenario (stateless JSON-mode requests per second, a stdlib keep-alive load generator on
-loopback) and the weight of each SDK's install. The driver is stdlib only. Exit code 0 when the
-run completed (missed targets are reported, not failures); 1 when a server misbehaved (a crash,
-a timeout, an error response, an id unmatched or a wrong result) or an install failed.
+loopback) and the weight of each SDK's install. ``--pin`` makes the sequential calls with the
+client and every server on one CPU (the tables' titles say so). The driver is stdlib only. Exit
+code 0 when the run completed (missed targets are reported, not failures); 1 when a server
+misbehaved (a crash, a timeout, an error response, an id unmatched or a wrong result) or an
+install failed.
 
 This file is the command line; the harness itself is the ``harness`` package beside it (its
 ``__init__`` lists the modules), and ``harness/plan.py`` says what a run measures.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -54,8 +57,20 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
         action="store_true",
         help=f"also measure {MCP_PIN} and {FASTMCP_PIN} (installed into {CACHE} on first use)",
     )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help=(
+            "make the sequential calls (latency, middleware and OpenTelemetry tables) with this "
+            "client and every server on one CPU (Linux): on a VM whose idle CPUs halt, where "
+            "the kernel puts the threads decides much of a p50 and changes between runs"
+        ),
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the results here")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.pin and not hasattr(os, "sched_setaffinity"):
+        parser.error("--pin needs os.sched_setaffinity (Linux)")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,7 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         specs = peer_specs() if args.peers else default_specs()
         hop = introduce(specs, args.peers, args.quick)
         results = Results([spec.name for spec in specs])
-        measurement = Measurement(specs, choose(args.quick, args.peers), args.peers)
+        plan = choose(args.quick, args.peers)
+        measurement = Measurement(specs, plan, args.peers, pin=args.pin)
         first = cpu_times()
         print_tables(measurement, results, first)
     except BenchError as exc:
@@ -80,6 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "machine": machine(),
             "thread_round_trip_us": hop,
             "quick": args.quick,
+            "pinned": args.pin,
             "servers": results.names,
             "tables": results.tables,
             "closures": weight.closures if weight is not None else {},

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -139,6 +140,13 @@ class Server:
         if count != self.tools:
             raise self.fail(f"tools/list gave {count} tools, expected {self.tools}")
         return count
+
+    def pin(self, cpus: set[int]) -> None:
+        """Every thread of the server onto ``cpus`` (Linux); threads it starts later inherit
+        the mask of the thread that starts them."""
+        for task in os.listdir(f"/proc/{self.proc.pid}/task"):
+            with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+                os.sched_setaffinity(int(task), cpus)
 
     def peak_rss(self) -> float | None:
         """VmHWM in MiB (Linux); None where /proc is absent."""

@@ -12,7 +12,7 @@ from harness.report import Row, Target, median_row, percentile_rows
 from harness.scenarios.compile import compile_runs
 from harness.scenarios.http import HTTP_CONNECTIONS, Case, case_rates, http_rates
 from harness.scenarios.http_open import open_costs
-from harness.scenarios.stdio import Session, sessions, spawn_once, startup
+from harness.scenarios.stdio import PINNED, Session, sessions, spawn_once, startup
 from harness.specs import (
     MANY_TOOLS,
     SMALL_TOOLS,
@@ -103,12 +103,20 @@ class Table(NamedTuple):
 @dataclass
 class Measurement:
     """Every scenario of ``plan`` over ``specs``, table by table; ``weight`` once measured
-    (``peers`` only: it needs the installs)."""
+    (``peers`` only: it needs the installs). ``pin``: sequential calls on one CPU."""
 
     specs: Sequence[ServerSpec]
     plan: Plan
     peers: bool
     weight: Weight | None = None
+    pin: bool = False
+
+    def calls(self, what: str) -> str:
+        """How the sequential calls of a table were made, for its title."""
+        return f"{self.plan.calls:,} {what}" + (f"; {PINNED}" if self.pin else "")
+
+    def sessions(self, specs: Sequence[ServerSpec]) -> Session:
+        return sessions(specs, self.plan.calls, self.plan.pipelined, self.pin)
 
     def tables(self) -> Iterator[Table]:
         """Run every scenario, yielding each table as soon as it is measured."""
@@ -117,7 +125,7 @@ class Measurement:
         yield self.startup(SMALL_TOOLS, self.plan.spawns, (0.15, 0.25))
         yield self.stdlib_floor()
         yield self.startup(MANY_TOOLS, self.plan.many_spawns, (0.08, 0.5))
-        session = sessions(self.specs, self.plan.calls, self.plan.pipelined)
+        session = self.sessions(self.specs)
         yield self.latency(session)
         yield self.throughput(session)
         yield self.middleware()
@@ -161,7 +169,7 @@ class Measurement:
     def latency(self, session: Session) -> Table:
         add, add_async = session.latency["add"], session.latency["add_async"]
         return Table(
-            f"Sequential tools/call latency ({self.plan.calls:,} calls each)",
+            f"Sequential tools/call latency ({self.calls('calls each')})",
             percentile_rows("add", add, [Target(5), *against(0.10, "mcp")])
             + percentile_rows("add_async", add_async, against(0.08, "mcp")),
         )
@@ -177,9 +185,9 @@ class Measurement:
         """What the pipeline costs: none registered (the handler is called directly) against
         one pass-through middleware, the same server otherwise."""
         specs = [self.specs[0], with_middleware(self.specs[0])]
-        session = sessions(specs, self.plan.calls, self.plan.pipelined)
+        session = self.sessions(specs)
         return Table(
-            f"Middleware: none vs one pass-through ({self.plan.calls:,} sequential calls each)",
+            f"Middleware: none vs one pass-through ({self.calls('sequential calls each')})",
             [
                 *percentile_rows("add", session.latency["add"], []),
                 median_row("add, pipelined", "calls/s", session.throughput),
@@ -196,9 +204,9 @@ class Measurement:
             specs.append(with_otel(self.specs[0], "sdk"))
         else:  # the `otel` extra is missing: measure what can be, say what is not
             title += " (SDK column skipped: the `otel` extra is not installed)"
-        session = sessions(specs, self.plan.calls, self.plan.pipelined)
+        session = self.sessions(specs)
         return Table(
-            f"{title} ({self.plan.calls:,} sequential calls each)",
+            f"{title} ({self.calls('sequential calls each')})",
             [
                 *percentile_rows("add", session.latency["add"], []),
                 median_row("add, pipelined", "calls/s", session.throughput),

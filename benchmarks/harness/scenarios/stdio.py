@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -105,22 +107,54 @@ class Session:
     peak_rss: dict[str, float | None] = field(default_factory=dict)
 
 
-def sessions(specs: Sequence[ServerSpec], calls: int, pipelined_calls: int) -> Session:
-    """One small-app server per spec, alive through every call scenario, then its peak RSS."""
+def sessions(
+    specs: Sequence[ServerSpec], calls: int, pipelined_calls: int, pin: bool = False
+) -> Session:
+    """One small-app server per spec, alive through every call scenario, then its peak RSS.
+    ``pin``: the sequential calls with this client and every server on one CPU."""
     servers = [Server(spec, SMALL_TOOLS) for spec in specs]
     out = Session()
     chunks = 10
     for server in servers:
         warm_up(server, calls, pipelined_calls)
-    for tool in ("add", "add_async"):
-        out.latency[tool] = interleaved(
-            servers, chunks, partial(sequential, tool=tool, calls=calls // chunks)
-        )
+    with one_cpu(servers, pin):
+        for tool in ("add", "add_async"):
+            out.latency[tool] = interleaved(
+                servers, chunks, partial(sequential, tool=tool, calls=calls // chunks)
+            )
     out.throughput = interleaved(servers, 3, lambda s: [pipelined(s, "add", pipelined_calls)])
     for server in servers:
         out.peak_rss[server.spec.name] = server.peak_rss()
         server.close()
     return out
+
+
+PINNED = "client and servers on one CPU"
+
+
+@contextmanager
+def one_cpu(servers: Sequence[Server], pin: bool) -> Iterator[None]:
+    """With ``pin``, this thread and every thread of ``servers`` on the first CPU this process
+    may use while inside, then back on every CPU it may use.
+
+    On a VM whose idle CPUs halt at once, a wake-up across CPUs costs tens of microseconds, and
+    where the kernel puts client and server threads changes between runs and after a flood;
+    on one CPU every hand-over between threads is a direct switch, so a p50 measures the
+    server's own work and varies less. The peers gain from it as mcpkit does."""
+    if not pin:
+        yield
+        return
+    allowed = os.sched_getaffinity(0)
+    one = {min(allowed)}
+    os.sched_setaffinity(0, one)
+    for server in servers:
+        server.pin(one)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, allowed)
+        for server in servers:
+            server.pin(allowed)
 
 
 def warm_up(server: Server, calls: int, pipelined_calls: int) -> None:
