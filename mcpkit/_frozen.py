@@ -89,11 +89,9 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
     setter = object.__setattr__
     if not kwargs and len(args) == len(names):  # every field by position: the common case
         if cls.__frozen_plain__:  # what object.__setattr__ does for them, straight
-            fields = self.__dict__
-            # strict=False: the lengths are equal (checked above), and a strict zip costs twice
-            # as much (compiling 1,000 tools makes ~6,500 frozen values)
-            for name, value in zip(names, args, strict=False):
-                fields[name] = value
+            # one update in C (~25% cheaper than a loop: compiling 1,000 tools makes ~6,500
+            # frozen values); strict=False: the lengths are equal (checked above)
+            self.__dict__.update(zip(names, args, strict=False))
         else:
             for name, value in zip(names, args, strict=True):
                 setter(self, name, value)

@@ -99,19 +99,19 @@ def _plain_parameters(fn: Callable[..., Any]) -> Declared | None:
     -- for anything else: not a plain ``def`` (a method, a ``partial``, a callable object), a
     function with attributes (``__wrapped__`` and ``__signature__`` change what ``inspect``
     reads), and positional-only parameters, ``*args`` or ``**kwargs`` (refused, or accepted
-    with an explicit schema, by the general path). The defaults are paired as ``inspect``
-    pairs them (the last ``len(__defaults__)`` positional parameters)."""
+    with an explicit schema, by the general path)."""
     if type(fn) is not types.FunctionType or fn.__dict__:
         return None
     code = fn.__code__
     if code.co_posonlyargcount or code.co_flags & _NOT_PLAIN:
         return None
     count = code.co_argcount
-    positional = code.co_varnames[:count]
     defaults = fn.__defaults__ or ()
-    required = count - len(defaults)
-    declared = [(name, EMPTY) for name in positional[:required]]
-    declared += [(name, defaults[i]) for i, name in enumerate(positional[required:])]
+    if len(defaults) > count:  # (assigned by hand): inspect says what it makes of that
+        return None
+    # the last len(defaults) positional parameters have them, as inspect pairs them
+    values = (EMPTY,) * (count - len(defaults)) + defaults
+    declared = list(zip(code.co_varnames[:count], values, strict=True))
     if code.co_kwonlyargcount:
         keyword_only = code.co_varnames[count : count + code.co_kwonlyargcount]
         kwdefaults = fn.__kwdefaults__ or {}
