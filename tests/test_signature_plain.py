@@ -64,6 +64,27 @@ class Adder:
 def two(a: int, b: int, c: str = "x") -> None: ...
 
 
+async def coroutine(a: int, *, b: str = "x") -> None: ...
+
+
+def defaults_by_hand(a: int, b: int) -> None: ...
+
+
+defaults_by_hand.__defaults__ = (5,)
+
+
+def too_many_defaults(a: int) -> None: ...
+
+
+too_many_defaults.__defaults__ = (1, 2)
+
+
+def keyword_defaults_by_hand(a: int, *, b: int) -> None: ...
+
+
+keyword_defaults_by_hand.__kwdefaults__ = {"b": 3, "unknown": 4}
+
+
 ACCEPTED: list[Callable[..., Any]] = [
     plain,
     keyword_only,
@@ -77,6 +98,10 @@ ACCEPTED: list[Callable[..., Any]] = [
     Adder().method,
     functools.partial(two, 1),
     functools.partial(two, c="y"),
+    coroutine,
+    defaults_by_hand,
+    too_many_defaults,
+    keyword_defaults_by_hand,
     lambda a, b=2: None,  # accepted only with an explicit schema (below)
 ]
 
