@@ -104,7 +104,7 @@ class Prompt(Definition):
         self.icons = options.get("icons")
         self.meta = options.get("meta")
         self.completions = dict(options.get("completions") or {})
-        unknown = set(self.completions) - set(self.signature.parameters)
+        unknown = set(self.completions) - {name for name, _ in self.declared}
         if unknown:
             raise DefinitionError(f"{label}: completions for unknown arguments {sorted(unknown)}")
 

@@ -365,4 +365,7 @@ def _calls(fn: Callable[..., Any], attribute: str) -> bool:
 def _names(code: CodeType, attribute: str) -> bool:
     if attribute in code.co_names:
         return True
-    return any(isinstance(c, CodeType) and _names(c, attribute) for c in code.co_consts)
+    for const in code.co_consts:  # noqa: SIM110 (any() over a generator: ~2x, per tool)
+        if type(const) is CodeType and _names(const, attribute):
+            return True
+    return False
