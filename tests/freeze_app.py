@@ -1,5 +1,6 @@
 """An app served by ``mcpkit run`` that reports whether its process froze its heap (the
-stdio transport does, once warmed up, in a process that only serves)."""
+stdio transport does, once warmed up, in a process that only serves) and whether the garbage
+collector ran while it loaded and runs now (paused from loading until the warm-up)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from mcpkit import App
 
 app = App("freeze", "1")
 
+COLLECTING_WHILE_LOADED = gc.isenabled()
+
 
 @app.tool
 async def frozen() -> bool:
@@ -18,3 +21,9 @@ async def frozen() -> bool:
     for _ in range(10):
         await asyncio.sleep(0)
     return gc.get_freeze_count() > 0
+
+
+@app.tool
+def collecting() -> dict[str, bool]:
+    """Whether the collector was on while this module loaded, and whether it is on now."""
+    return {"loaded": COLLECTING_WHILE_LOADED, "now": gc.isenabled()}

@@ -85,16 +85,21 @@ def run_target(
     """
     logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
     from mcpkit.transports.stdio import protect_stdout, run_stdio
+    from mcpkit.transports.warmup import pause_collection, resume_collection
 
     # Before the user's module runs: its import-time print()s must not reach the protocol.
     out = protect_stdout()
-    app = load_or_report(target)
-    if app is None or not configure(app, env_file, sets):
-        return 2
-    print(
-        f"mcpkit: serving {app.summary} over stdio; waiting for a client on stdin",
-        file=sys.stderr,
-        flush=True,
-    )
-    run_stdio(app, stdout=out)
+    pause_collection()  # this process only serves: the collector waits for the warm-up
+    try:
+        app = load_or_report(target)
+        if app is None or not configure(app, env_file, sets):
+            return 2
+        print(
+            f"mcpkit: serving {app.summary} over stdio; waiting for a client on stdin",
+            file=sys.stderr,
+            flush=True,
+        )
+        run_stdio(app, stdout=out)
+    finally:
+        resume_collection()
     return 0

@@ -33,7 +33,7 @@ from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
 from mcpkit.protocol.server import MAX_IN_FLIGHT, Server
 from mcpkit.transports.stdio_out import FileWriter, PipeWriter, writer
-from mcpkit.transports.warmup import WarmUp
+from mcpkit.transports.warmup import WarmUp, pause_collection, resume_collection
 
 __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
@@ -83,14 +83,26 @@ async def serve_stdio(
     """Serve ``app`` over the given binary streams (pipes, sockets or files), on behalf of
     ``app.options.stdio_principal`` (set before the reader and its tasks copy the context).
     A ``Server`` the caller built (and may reload, :meth:`Server.replace_app`) keeps its limits.
-    ``owns_process``: this process does nothing else (``run_stdio``); once warmed up, what is
-    alive leaves the garbage collector's sight (``gc.freeze``, see ``warm_up``)."""
+    ``owns_process``: this process does nothing else (``run_stdio``): the garbage collector is
+    paused until the warm-up is done, then what is alive leaves its sight (``gc.freeze``, see
+    ``warm_up`` and ``pause_collection``)."""
     server = app if isinstance(app, Server) else Server(app, limits=limits)
     with Server.acting_for(server.app.options.stdio_principal):
         await _serve(server, stdin, stdout, max_in_flight, owns_process)
 
 
 async def _serve(
+    server: Server, stdin: BinaryIO, stdout: BinaryIO, max_in_flight: int, freeze: bool
+) -> None:
+    if freeze:
+        pause_collection()
+    try:
+        await _serve_until_closed(server, stdin, stdout, max_in_flight, freeze)
+    finally:
+        resume_collection()
+
+
+async def _serve_until_closed(
     server: Server, stdin: BinaryIO, stdout: BinaryIO, max_in_flight: int, freeze: bool
 ) -> None:
     loop = asyncio.get_running_loop()
