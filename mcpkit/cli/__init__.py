@@ -6,6 +6,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from mcpkit import _collector
+
 __all__ = ["cli", "main"]
 
 
@@ -31,13 +33,16 @@ def main(args: Sequence[str] | None = None) -> None:
 
         click_main(argv)
         return
-    from mcpkit.cli.serve import run_target
-
+    _collector.pause()  # before mcpkit's modules load (the package imported none of them)
     try:
+        from mcpkit.cli.serve import run_target
+
         code = run_target(target)
     except (KeyboardInterrupt, EOFError):  # as click reports them
         print("\nAborted!", file=sys.stderr, flush=True)
         code = 1
+    finally:
+        _collector.resume()
     sys.exit(code)
 
 

@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from mcpkit import _collector
 from mcpkit._compose import included_apps
 from mcpkit._envfile import EnvFileError, pair, read_env_file
 from mcpkit.app import App
@@ -85,11 +86,10 @@ def run_target(
     """
     logging.basicConfig(level=log_level.upper(), format=LOG_FORMAT)
     from mcpkit.transports.stdio import protect_stdout, run_stdio
-    from mcpkit.transports.warmup import pause_collection, resume_collection
 
     # Before the user's module runs: its import-time print()s must not reach the protocol.
     out = protect_stdout()
-    pause_collection()  # this process only serves: the collector waits for the warm-up
+    _collector.pause()  # this process only serves: the collector waits for the warm-up
     try:
         app = load_or_report(target)
         if app is None or not configure(app, env_file, sets):
@@ -101,5 +101,5 @@ def run_target(
         )
         run_stdio(app, stdout=out)
     finally:
-        resume_collection()
+        _collector.resume()
     return 0

@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-from mcpkit import _eager_tasks
+from mcpkit import _collector, _eager_tasks
 
 try:
     from mcpkit import _speedups
@@ -33,7 +33,7 @@ from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.jsonrpc import Limits
 from mcpkit.protocol.server import MAX_IN_FLIGHT, Server
 from mcpkit.transports.stdio_out import FileWriter, PipeWriter, writer
-from mcpkit.transports.warmup import WarmUp, pause_collection, resume_collection
+from mcpkit.transports.warmup import WarmUp
 
 __all__ = ["protect_stdout", "run_stdio", "serve_stdio"]
 
@@ -85,7 +85,7 @@ async def serve_stdio(
     A ``Server`` the caller built (and may reload, :meth:`Server.replace_app`) keeps its limits.
     ``owns_process``: this process does nothing else (``run_stdio``): the garbage collector is
     paused until the warm-up is done, then what is alive leaves its sight (``gc.freeze``, see
-    ``warm_up`` and ``pause_collection``)."""
+    ``warm_up`` and :mod:`mcpkit._collector`)."""
     server = app if isinstance(app, Server) else Server(app, limits=limits)
     with Server.acting_for(server.app.options.stdio_principal):
         await _serve(server, stdin, stdout, max_in_flight, owns_process)
@@ -95,11 +95,11 @@ async def _serve(
     server: Server, stdin: BinaryIO, stdout: BinaryIO, max_in_flight: int, freeze: bool
 ) -> None:
     if freeze:
-        pause_collection()
+        _collector.pause()
     try:
         await _serve_until_closed(server, stdin, stdout, max_in_flight, freeze)
     finally:
-        resume_collection()
+        _collector.resume()
 
 
 async def _serve_until_closed(

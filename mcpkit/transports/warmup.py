@@ -20,6 +20,7 @@ import threading
 from collections import deque
 from typing import Any
 
+from mcpkit import _collector
 from mcpkit.app import App
 from mcpkit.exceptions import DefinitionError
 from mcpkit.protocol import jsonrpc
@@ -28,8 +29,6 @@ __all__ = [
     "LOADED_ON_USE",
     "WarmUp",
     "compile_in_background",
-    "pause_collection",
-    "resume_collection",
     "time_to_warm_up",
     "warm_up",
 ]
@@ -37,32 +36,9 @@ __all__ = [
 logger = logging.getLogger("mcpkit.warmup")
 
 PAUSE_ANSWERS = 64
-"""The most answers a process that only serves writes with the collector paused: the warm-up
-(which resumes it) usually starts after the second or third; a client that never leaves the
-handshake or its listings must not keep the collector off for good."""
-
-_paused = False  # pause_collection turned the collector off (it is one per process)
-
-
-def pause_collection() -> None:
-    """In a process that only serves (``mcpkit run``, ``App.run()``): no cyclic garbage
-    collection from loading the app until the warm-up is done (:func:`resume_collection`).
-    Loading, compiling and the first listings make tens of thousands of objects that live as
-    long as the server and almost no garbage cycles, yet each collection walked them all again
-    (~5% of a 1,000-tool server's start-up). Nothing changes where the collector is off
-    already."""
-    global _paused
-    if gc.isenabled():
-        gc.disable()
-        _paused = True
-
-
-def resume_collection() -> None:
-    """Turn the collector back on if :func:`pause_collection` turned it off."""
-    global _paused
-    if _paused:
-        _paused = False
-        gc.enable()
+"""The most answers a process that only serves writes with the collector paused
+(:mod:`mcpkit._collector`): the warm-up, which resumes it, usually starts after the second or
+third; a client that never leaves the handshake or its listings must not keep it off for good."""
 
 
 def compile_in_background(app: App) -> None:
@@ -147,7 +123,7 @@ class WarmUp:
         """Call after ``message``'s answer is written (only while ``done`` is false)."""
         self.answers += 1
         if self.answers == PAUSE_ANSWERS:
-            resume_collection()
+            _collector.resume()
         if not self.compiled:
             self.compiled = True
             compile_in_background(app)
@@ -168,7 +144,7 @@ def warm_up(
 
     ``freeze`` (a process that only serves): then move every object alive to the collector's
     permanent generation (``gc.freeze``) and resume the collector where
-    :func:`pause_collection` paused it. Its full collections walked the modules, pydantic and
+    ``mcpkit._collector.pause`` paused it. Its full collections walked the modules, pydantic and
     the definitions each time (~30,000 objects, 20-25 ms a time on a slow VM, every ~5,000
     calls of a flood); now they walk what requests made since. The price: a reference cycle
     among those objects that becomes garbage later is never freed (none does while serving)."""
@@ -188,7 +164,7 @@ def warm_up(
             logger.debug("warm-up done")
             if freeze:
                 gc.freeze()
-                resume_collection()
+                _collector.resume()
             return
         definition = pending.popleft()
         try:
