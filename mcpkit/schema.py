@@ -110,6 +110,14 @@ class ReturnSchema:
     def adapter(self) -> TypeAdapter[Any] | None:
         return None if self._build is None else self._build()
 
+    def dump(self, value: Any) -> Any:
+        """A structured tool's returned ``value`` checked against the schema, as JSON data
+        (``{"result": value}`` when wrapped); what :class:`~mcpkit._explicit_schema.ExplicitOutput`
+        does for an explicit schema, so a call asks neither which one it has."""
+        adapter: Any = self.adapter  # its core validator and serializer, without their wrappers
+        data = adapter.serializer.to_python(adapter.validator.validate_python(value), mode="json")
+        return {"result": data} if self.wrapped else data
+
 
 # --------------------------------------------------------------------------- input schemas
 

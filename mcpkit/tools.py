@@ -295,14 +295,8 @@ class Tool(Definition):
         output = self._compiled.output
         if output.schema is None:
             return unstructured_result(value)
-        structured = output.dump(value) if hasattr(output, "dump") else _dump(output, value)
+        structured = output.dump(value)
         return structured_result(structured, text_mirror=mirror)
-
-
-def _dump(output: Any, value: Any) -> Any:
-    adapter = output.adapter  # its core validator and serializer, without the wrappers' frames
-    data = adapter.serializer.to_python(adapter.validator.validate_python(value), mode="json")
-    return {"result": data} if output.wrapped else data
 
 
 def is_seconds(value: object) -> TypeGuard[float]:

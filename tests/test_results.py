@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from mcpkit import Audio, EmbeddedResource, Image, ResourceLink, Text, ToolResult
 from mcpkit.results import content_blocks, error_result
+from mcpkit.schema import return_schema
 from mcpkit.tools import Tool
 
 
@@ -212,6 +213,18 @@ def test_force_mirror_keeps_the_text_block() -> None:
 def test_output_schema_violations_raise(annotation: Any, value: Any) -> None:
     with pytest.raises(ValidationError):
         returning(annotation, value).to_result(value)
+
+
+def test_return_schema_dumps_checked_json_data() -> None:
+    """What a structured result carries: the checked value as JSON data, wrapped when the
+    schema is not an object's; a value the schema rejects raises."""
+    assert return_schema(int, where="t").dump(3) == {"result": 3}
+    when = datetime.datetime(2026, 12, 4, 5, 0)
+    assert return_schema(dict[str, datetime.datetime], where="t").dump({"at": when}) == {
+        "at": "2026-12-04T05:00:00"
+    }
+    with pytest.raises(ValidationError):
+        return_schema(int, where="t").dump("three")
 
 
 PNG = b"\x89PNG\r\n\x1a\n"
