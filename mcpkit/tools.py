@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Coroutine, Mapping
 from functools import cached_property
 from types import CodeType
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
@@ -278,11 +278,13 @@ class Tool(Definition):
         """Validated keyword arguments (raises :class:`~mcpkit.InvalidArguments`)."""
         return self._compiled.validate(arguments)
 
-    async def run(
+    def run(
         self, arguments: Mapping[str, Any], context: Context | None, workers: Workers
-    ) -> Any:
-        """Validate, call the function (sync ones in a worker thread) and return its value."""
-        return await self.invoke(self._compiled.validate(arguments), context, workers)
+    ) -> Coroutine[Any, Any, Any]:
+        """Validate now (raises :class:`~mcpkit.InvalidArguments`), and return the coroutine
+        that calls the function (sync ones in a worker thread) and returns its value. Not a
+        coroutine itself: a call resumes through one layer less."""
+        return self.invoke(self._compiled.validate(arguments), context, workers)
 
     def to_result(self, value: Any, *, force_mirror: bool = False) -> dict[str, Any]:
         """Wrap a returned value into a ``CallToolResult`` (checked against the output schema).

@@ -270,6 +270,24 @@ def run(tool: Tool, arguments: dict[str, Any]) -> Any:
     return asyncio.run(tool.run(arguments, None, Workers()))
 
 
+def test_run_validates_at_once_and_returns_the_call_to_await() -> None:
+    """Arguments are checked when ``run`` is called (no coroutine to await, none left
+    unawaited); the call itself happens when its coroutine is awaited."""
+    calls: list[int] = []
+
+    async def add(a: int, b: int) -> int:
+        calls.append(a)
+        return a + b
+
+    tool = Tool(add)
+    with pytest.raises(InvalidArguments):
+        tool.run({"a": "1", "b": 2}, None, Workers())
+    running = tool.run({"a": 1, "b": 2}, None, Workers())
+    assert calls == []
+    assert asyncio.run(running) == 3
+    assert calls == [1]
+
+
 def test_where_tools_run() -> None:
     loop_thread = threading.get_ident()
 

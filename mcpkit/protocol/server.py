@@ -389,7 +389,10 @@ class Session(Connection):
             result = url_input_required(ctx, exc)
         return stateless_result(result, request.method, method, self.server.app, ctx)
 
-    async def _handshake(self, request: Request, params: dict[str, Any]) -> dict[str, Any]:
+    # _handshake and _run are plain functions returning the handler's coroutine (raising what
+    # they refuse at once): awaited in _request, a call resumes through two layers less.
+
+    def _handshake(self, request: Request, params: dict[str, Any]) -> Awaitable[dict[str, Any]]:
         if request.method == "initialize":
             method: MethodSpec | None = MethodSpec(self._initialize)
         else:
@@ -400,18 +403,18 @@ class Session(Connection):
             raise MethodNotFound(f"Method not found: {request.method}")
         send = _request_send.get() or self.send
         ctx = handshake_context(self, request.id, params, send=send, reader=self.server.read_uri)
-        return await self._run(request.method, method, ctx, params)
+        return self._run(request.method, method, ctx, params)
 
-    async def _run(
+    def _run(
         self, name: str, method: MethodSpec, ctx: RequestContext, params: dict[str, Any]
-    ) -> dict[str, Any]:
+    ) -> Awaitable[dict[str, Any]]:
         """The method's handler, inside the App's middleware when it has any."""
         middleware = self.server.app.middleware_chain
         if not middleware:
-            return await method.handler(self.server.runtime, ctx, params)
+            return method.handler(self.server.runtime, ctx, params)
         from mcpkit.protocol.pipeline import through_middleware  # loaded by the first use
 
-        return await through_middleware(middleware, name, method, self.server.runtime, ctx, params)
+        return through_middleware(middleware, name, method, self.server.runtime, ctx, params)
 
     def _offers(self, method: MethodSpec) -> bool:
         return method.capability is None or method.capability in self.server.capabilities()
