@@ -297,8 +297,9 @@ def _encode(message: Any) -> bytes:
     except ValueError as exc:
         raise _unencodable_in(message) or Unencodable(str(exc)) from None
     # Cheap, and rarely true: a float JSON has no number for, or those letters in a string;
-    # a number longer than clients read (or that many digits in a string).
-    if b"NaN" in data or b"Infinity" in data or _has_long_number(data):
+    # a number longer than clients read (or that many digits in a string). ``find``, not ``in``:
+    # ``bytes in bytes`` first tries the needle as an int, which builds and drops a TypeError.
+    if data.find(b"NaN") >= 0 or data.find(b"Infinity") >= 0 or _has_long_number(data):
         fault = _unencodable_in(message)
         if fault is not None:
             raise fault
