@@ -281,7 +281,7 @@ def test_run_validates_at_once_and_returns_the_call_to_await() -> None:
 
     tool = Tool(add)
     with pytest.raises(InvalidArguments):
-        tool.run({"a": "1", "b": 2}, None, Workers())
+        _ = tool.run({"a": "1", "b": 2}, None, Workers())
     running = tool.run({"a": 1, "b": 2}, None, Workers())
     assert calls == []
     assert asyncio.run(running) == 3
