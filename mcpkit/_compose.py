@@ -167,9 +167,9 @@ class Include:
 def is_view(definition: object) -> bool:
     """Whether ``definition`` comes from an included app. Views are made by
     :meth:`Include.view`, which imports :mod:`mcpkit._included`: an app that includes none never
-    loads it, and until then nothing is a view."""
-    included = sys.modules.get("mcpkit._included")
-    return included is not None and bool(included.is_view(definition))
+    loads it, and until then nothing is a view (nor while another thread runs its import)."""
+    check = getattr(sys.modules.get("mcpkit._included"), "is_view", None)
+    return check is not None and bool(check(definition))
 
 
 def admit(app: Any, what: str, key: str, item: Any, hint: str = "") -> None:

@@ -5,8 +5,10 @@ standard library's own objects (``typing_extensions`` re-exports them: the same 
 the same answers); on 3.10 they come from ``typing_extensions``, as before. ``is_typeddict``
 also knows ``typing_extensions.TypedDict`` classes, which can only exist once their module has
 been imported: it looks in ``sys.modules`` first, as :mod:`mcpkit._pydantic_loaded` does for
-pydantic. ``get_type_hints`` is ``typing_extensions``' only with ``include_extras=True`` on
-3.11+, the one way mcpkit calls it.
+pydantic, and reads the function with ``getattr``: another thread (the warm-up's compile thread)
+may be importing it at that moment, and a module half run has no ``is_typeddict`` yet (and no
+class made by its ``TypedDict`` exists yet, so the answer is ``False``). ``get_type_hints`` is
+``typing_extensions``' only with ``include_extras=True`` on 3.11+, the one way mcpkit calls it.
 """
 
 from __future__ import annotations
@@ -55,5 +57,5 @@ def is_typeddict(tp: Any) -> bool:
     """``typing_extensions.is_typeddict``: a ``typing`` or ``typing_extensions`` TypedDict."""
     if typing.is_typeddict(tp):
         return True
-    extensions = sys.modules.get("typing_extensions")
-    return extensions is not None and bool(extensions.is_typeddict(tp))
+    check = getattr(sys.modules.get("typing_extensions"), "is_typeddict", None)
+    return check is not None and bool(check(tp))

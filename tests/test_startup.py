@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
+import types
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from stdio_support import unmeasured_env
 from test_stdio import EXAMPLE, Server
 
 from mcpkit import App
+from mcpkit.exceptions import DefinitionError
 
 WARMING = b"warming up 2 definitions' validators after answering 1 (pydantic "
 LOADED = b"DEBUG mcpkit.warmup: loaded on use, and loaded already: "
@@ -318,3 +322,32 @@ def test_each_feature_loaded_on_first_use_answers_its_first_request(tmp_path: Pa
         ]
     finally:
         server.stop()
+
+
+class Point(typing.TypedDict):
+    x: int
+
+
+def test_definitions_compile_while_another_thread_is_importing_what_they_look_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The warm-up compiles every definition on a thread while the loop may compile the one a
+    call needs: a module that thread is importing is in ``sys.modules`` half run (no
+    ``is_typeddict`` yet, no ``is_view``). Such a look-up answers as if the module were not
+    loaded (no class it makes can exist yet) instead of failing the call with -32603 (seen on
+    Python 3.13: ``partially initialized module 'typing_extensions'``)."""
+    monkeypatch.setitem(sys.modules, "typing_extensions", types.ModuleType("typing_extensions"))
+    monkeypatch.setitem(sys.modules, "mcpkit._included", types.ModuleType("mcpkit._included"))
+
+    app = App("half", version="1")
+
+    @app.tool
+    def size(text: str, at: Point) -> int:
+        """Counts."""
+        return len(text) + at["x"]
+
+    tool = app.tools["size"]
+    tool.compile()
+    assert tool.input_schema["properties"]["at"]["properties"] == {"x": {"type": "integer"}}
+    with pytest.raises(DefinitionError, match=r"^tool 'size' is defined twice"):
+        app.add_tool(size)
