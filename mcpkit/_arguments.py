@@ -9,7 +9,6 @@ first, and an explicit ``null`` is fine for ``= None``.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping, Sequence
 from functools import cached_property
@@ -76,6 +75,8 @@ class ArgumentValidator:
     ) -> tuple[Mapping[str, Any], dict[str, Any]]:
         """JSON Schema counts ``1.0`` as an integer, strict pydantic does not: where pydantic
         wanted an integer and got a whole float, send the integer and validate once more."""
+        import copy  # this rare path's own: not on every server's start-up
+
         fixed: Any = copy.deepcopy(dict(arguments))
         changed = False
         for error in exc.errors(include_url=False):

@@ -21,11 +21,10 @@ request with ``call.replace(params=...)``. See ``docs/middleware.md``.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
-from mcpkit._frozen import frozen
+from mcpkit._frozen import frozen, replace
 from mcpkit.context import Context
 
 __all__ = ["Call", "CallNext", "Middleware", "Transport"]
@@ -53,7 +52,7 @@ class Call:
         a request passes ``call_next(call.replace(params=...))``."""
         if not isinstance(params, dict):
             raise TypeError(f"params must be a dict, not {type(params).__name__}")
-        return dataclasses.replace(self, params=params)
+        return replace(self, params=params)
 
 
 CallNext = Callable[[Call], Awaitable[dict[str, Any]]]

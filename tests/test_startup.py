@@ -31,6 +31,8 @@ WARMING = b"warming up 2 definitions' validators after answering 1 (pydantic "
 LOADED = b"DEBUG mcpkit.warmup: loaded on use, and loaded already: "
 NOT_BEFORE_THE_FIRST_CALL = {
     "pydantic",  # the validators: the warm-up, or the first call
+    "dataclasses",  # with copy: pydantic's, or a look at a frozen class as a dataclass
+    "copy",
     "pathlib",  # with urllib.parse: the serializer's first use, a file read, add_directory
     "urllib.parse",
     "decimal",  # the serializer's first use, a numeric header

@@ -23,11 +23,11 @@ import contextvars
 import functools
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
 from mcpkit._compose import enter_lifespans
+from mcpkit._frozen import replace
 from mcpkit._workers import Workers
 from mcpkit.app import App
 from mcpkit.exceptions import (

@@ -58,6 +58,8 @@ def compile_in_background(app: App) -> None:
 
 LOADED_ON_USE = (
     "pydantic",
+    "dataclasses",  # a frozen class's first look as a dataclass (pydantic's, or the caller's)
+    "copy",  # with dataclasses, or a whole float retried as an integer argument
     "typing_extensions",
     "pathlib",
     "urllib.parse",
