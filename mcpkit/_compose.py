@@ -23,7 +23,7 @@ import sys
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
-from mcpkit._signatures import NAME
+from mcpkit._signatures import is_name
 from mcpkit.context import Lifespans
 from mcpkit.exceptions import DefinitionError
 
@@ -56,7 +56,7 @@ KINDS["resource template"] = "_templates"
 
 def check_prefix(prefix: object) -> None:
     """A tool-name prefix: characters a tool name may have (MCP 2025-11-25)."""
-    fits = isinstance(prefix, str) and len(prefix) <= 126 and NAME.fullmatch(prefix)
+    fits = isinstance(prefix, str) and len(prefix) <= 126 and is_name(prefix)
     if prefix is not None and not fits:  # 126: room for the separator and a name
         raise DefinitionError(
             f"include: prefix {prefix!r} must be 1-126 characters of A-Z a-z 0-9 _ - . (the "
@@ -112,7 +112,7 @@ class Include:
         from mcpkit._included import origin_of, owned_access, view_class  # views: first include
 
         mapped = self.key(what, key)
-        if what in ("tool", "prompt") and not NAME.fullmatch(mapped):
+        if what in ("tool", "prompt") and not is_name(mapped):
             raise DefinitionError(
                 f"{what} {key!r} of app {self.child.name!r} would be named {mapped!r} "
                 f"({len(mapped)} characters) in app {self.parent.name!r}; a {what} name is "

@@ -10,11 +10,13 @@ from mcpkit._frozen import frozen
 __all__ = ["Docstring", "parse_docstring"]
 
 # A docstring without any of these has no parameter section: skip the (slower) full parser.
-_SECTION_HINT = re.compile(
+_SECTION_HINT = (
     r"^\s*(Args|Arguments|Parameters|Params|Keyword Args|Returns|Raises|Yields|Examples?)\s*:?\s*$"
-    r"|^\s*:(param|parameter|arg|key|type|returns?|raises?)\b",
-    re.MULTILINE,
+    r"|^\s*:(param|parameter|arg|key|type|returns?|raises?)\b"
 )
+# ... and none without one of these words: most docstrings are told apart without the regular
+# expression, which is compiled (and cached by ``re``) at the first that has one.
+_SECTION_WORDS = ("Arg", "Param", "Returns", "Raises", "Yields", "Example", ":")
 
 
 @frozen
@@ -30,7 +32,9 @@ def parse_docstring(doc: str | None) -> Docstring:
     if not doc or not doc.strip():
         return Docstring(None, {})
     text = inspect.cleandoc(doc)
-    if not _SECTION_HINT.search(text):
+    if not any(word in text for word in _SECTION_WORDS) or not re.search(
+        _SECTION_HINT, text, re.MULTILINE
+    ):
         return Docstring(text, {})
     import docstring_parser
 

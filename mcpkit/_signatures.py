@@ -8,7 +8,6 @@ hints, separates the injected ``Context`` parameters and attaches docstring text
 from __future__ import annotations
 
 import inspect
-import re
 import sys
 import types
 import typing
@@ -26,7 +25,6 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.schema import EMPTY, Param
 
 __all__ = [
-    "NAME",
     "Definition",
     "Parameters",
     "check_name",
@@ -34,16 +32,22 @@ __all__ = [
     "check_signature",
     "declared_context",
     "is_context",
+    "is_name",
     "parameters",
     "resolve_hints",
 ]
 
-NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
-"""Tool and prompt names: 1-128 of ``A-Z a-z 0-9 _ - .`` (MCP 2025-11-25 and later)."""
+_NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+def is_name(text: str) -> bool:
+    """Whether ``text`` is a tool or prompt name: 1-128 of ``A-Z a-z 0-9 _ - .`` (MCP 2025-11-25
+    and later). A set, not a regular expression: compiling one was ~0.1 ms of every start-up."""
+    return 0 < len(text) <= 128 and _NAME_CHARACTERS.issuperset(text)
 
 
 def check_name(name: str, where: str, what: str) -> None:
-    if not NAME.fullmatch(name):
+    if not is_name(name):
         raise DefinitionError(
             f"{where}: a {what} name is 1-128 characters of A-Z a-z 0-9 _ - . "
             "(pass name=... to choose another)"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import re
 from collections.abc import Callable, Collection, Coroutine, Mapping
 from functools import cached_property
 from types import CodeType
@@ -19,7 +20,7 @@ from mcpkit._arguments import ArgumentValidator
 from mcpkit._availability import AccessOptions, check_access
 from mcpkit._frozen import frozen
 from mcpkit._profiles import SchemaProfile, check_profile, omitting_nulls, published
-from mcpkit._signatures import NAME, Definition, check_name, check_options
+from mcpkit._signatures import Definition, check_name, check_options
 from mcpkit._workers import Workers
 from mcpkit.content import Content
 from mcpkit.context import Context
@@ -34,8 +35,18 @@ if TYPE_CHECKING:
 
 __all__ = ["TOOL_NAME", "TaskSupport", "Tool", "ToolAnnotations", "ToolOptions", "is_seconds"]
 
-TOOL_NAME = NAME
 TaskSupport = Literal["forbidden", "optional", "required"]
+
+if TYPE_CHECKING:
+    TOOL_NAME: re.Pattern[str]
+    """A valid tool name as a regular expression (``mcpkit._signatures.is_name`` is the test)."""
+
+
+def __getattr__(name: str) -> Any:
+    """``TOOL_NAME``, compiled when first asked for: every server's start-up skips it."""
+    if name == "TOOL_NAME":
+        return re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @frozen

@@ -8,6 +8,7 @@ import decimal
 import enum
 import inspect
 import pathlib
+import re
 import sys
 import typing
 import uuid
@@ -16,8 +17,11 @@ from typing import Annotated, Any, Literal, NewType, Optional
 
 import pytest
 import typing_extensions
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
+from mcpkit import _docstrings
 from mcpkit.schema import EMPTY, clean_schema, subschemas
 from mcpkit.tools import Tool
 
@@ -604,6 +608,19 @@ def test_docstring_styles(doc: str, description: str) -> None:
         "target": {"type": "string", "description": "Where the build goes."},
         "jobs": {"type": "integer", "description": "How many jobs."},
     }
+
+
+SECTION_PIECES = ["Args", "Arguments", "Params", "Parameters", "Keyword Args", "Returns", "Raises"]
+SECTION_PIECES += ["Yields", "Example", "Examples", ":param", ":arg", ":key", ":type", ":return"]
+SECTION_PIECES += [":raises", ":", "\n", " ", "\t", "x", "Arg", "Ret", "Exa", "aram"]
+
+
+@given(st.lists(st.sampled_from(SECTION_PIECES), max_size=12).map("".join))
+def test_the_docstring_word_check_only_skips_what_the_section_pattern_would(text: str) -> None:
+    """The words checked first never let a parameter section through unparsed: every text the
+    section pattern finds a section in has one of them."""
+    if re.search(_docstrings._SECTION_HINT, text, re.MULTILINE):
+        assert any(word in text for word in _docstrings._SECTION_WORDS)
 
 
 def test_plain_docstring_is_cleaned() -> None:

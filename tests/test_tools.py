@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import re
 import threading
 from collections.abc import Callable
 from typing import Any, cast
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcpkit import App, Context, DefinitionError, ToolAnnotations
+from mcpkit._signatures import is_name
 from mcpkit._workers import Workers
 from mcpkit.context import ContextBackend
 from mcpkit.exceptions import InvalidArguments
@@ -69,6 +73,17 @@ def test_bad_signatures_fail_at_decoration(fn: Callable[..., Any], message: str)
 def test_bad_tool_names(name: str) -> None:
     with pytest.raises(DefinitionError, match="a tool name is 1-128 characters"):
         App("t", "1").tool(name=name)(lambda: None)
+
+
+@given(st.text(st.sampled_from("aZ09_.-/ \né\x00"), max_size=130) | st.text(max_size=130))
+def test_the_name_test_is_the_specs_pattern(name: str) -> None:
+    """``is_name`` (a set, no regular expression at start-up) accepts what the pattern does;
+    ``mcpkit.tools.TOOL_NAME`` is that pattern."""
+    from mcpkit.tools import TOOL_NAME
+
+    expected = re.fullmatch(r"[A-Za-z0-9_.\-]{1,128}", name) is not None
+    assert is_name(name) is expected
+    assert (TOOL_NAME.fullmatch(name) is not None) is expected
 
 
 @pytest.mark.parametrize("name", ["a", "build-app", "ns.tool_v2", "X" * 128])

@@ -14,8 +14,8 @@ from typing import Any
 
 from mcpkit._frozen import frozen
 from mcpkit._jsonschema import mentions, named_types
+from mcpkit._signatures import is_name
 from mcpkit.docgen.fields import fields
-from mcpkit.tools import TOOL_NAME
 
 __all__ = ["LONG_NAME", "TOKEN_BUDGET", "Finding", "estimated_tokens", "lint"]
 
@@ -87,7 +87,7 @@ def _item(kind: str, item: dict[str, Any]) -> Found:
     name = _name(item)
     if kind in ("tool", "prompt") and not item.get("description"):
         yield True, "no description (clients and the conformance suite need one); add a docstring"
-    if kind in ("tool", "prompt") and not TOOL_NAME.fullmatch(name):
+    if kind in ("tool", "prompt") and not is_name(name):
         yield True, "the name must be 1-128 characters of A-Z a-z 0-9 _ - ."
     if len(name) > LONG_NAME:
         yield False, f"the name has {len(name)} characters; some clients cut names at {LONG_NAME}"

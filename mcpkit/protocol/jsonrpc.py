@@ -363,7 +363,7 @@ _MAX_DIGITS = 4300
 """The longest integer written: Python's default limit for reading one (``json.loads`` refuses
 longer ones, and JavaScript reads them as ``Infinity``)."""
 _TOO_LONG = 10**_MAX_DIGITS
-_LONG = re.compile(rb"[0-9]{%d}" % (_MAX_DIGITS + 1)).search
+_LONG = rb"[0-9]{%d}" % (_MAX_DIGITS + 1)  # compiled (and cached by re) at first use
 
 
 def _has_long_number(data: bytes) -> bool:
@@ -371,7 +371,7 @@ def _has_long_number(data: bytes) -> bool:
     digits at all (counting them is ~20x cheaper than the search)."""
     if len(data) <= _MAX_DIGITS or len(data) - len(data.translate(None, _DIGITS)) <= _MAX_DIGITS:
         return False
-    return _LONG(data) is not None
+    return re.search(_LONG, data) is not None
 
 
 _DIGITS = b"0123456789"
