@@ -11,6 +11,7 @@ import threading
 from typing import Any, ClassVar
 
 import pytest
+from stdio_support import unmeasured_env
 
 from mcpkit import App, Image, Text, ToolResult
 from mcpkit._frozen import frozen, replace
@@ -210,6 +211,7 @@ def test_frozen_classes_are_made_and_used_without_importing_dataclasses() -> Non
         capture_output=True,
         text=True,
         check=True,
+        env=unmeasured_env(),  # coverage's own start-up in the child imports dataclasses
     ).stdout
     assert out == "Late(a=1, b='y') True False False\n"
 
