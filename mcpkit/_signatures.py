@@ -25,6 +25,7 @@ from mcpkit.exceptions import DefinitionError
 from mcpkit.schema import EMPTY, Param
 
 __all__ = [
+    "NAME_PATTERN",
     "Definition",
     "Parameters",
     "check_name",
@@ -37,6 +38,9 @@ __all__ = [
     "resolve_hints",
 ]
 
+NAME_PATTERN = r"[A-Za-z0-9_.\-]{1,128}"
+"""The name rule as a regular expression (``mcpkit.tools.TOOL_NAME`` compiles it);
+:func:`is_name` is the same rule without compiling one."""
 _NAME_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
 

@@ -20,7 +20,7 @@ from mcpkit._arguments import ArgumentValidator
 from mcpkit._availability import AccessOptions, check_access
 from mcpkit._frozen import frozen
 from mcpkit._profiles import SchemaProfile, check_profile, omitting_nulls, published
-from mcpkit._signatures import Definition, check_name, check_options
+from mcpkit._signatures import NAME_PATTERN, Definition, check_name, check_options
 from mcpkit._workers import Workers
 from mcpkit.content import Content
 from mcpkit.context import Context
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 def __getattr__(name: str) -> Any:
     """``TOOL_NAME``, compiled when first asked for: every server's start-up skips it."""
     if name == "TOOL_NAME":
-        return re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+        return re.compile(NAME_PATTERN)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
