@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
-from mcpkit._codec import ValidationError, to_json
+from mcpkit import _codec
 from mcpkit._jsonschema import mentions, union_members
 from mcpkit._recheck import KEYWORDS, first_violation
 from mcpkit._validation_errors import detail, error_detail, locate
@@ -58,8 +58,10 @@ class ArgumentValidator:
         if self._decodable:
             arguments = self._decode_json_strings(arguments)
         try:
-            values: dict[str, Any] = self._validator.validate_json(to_json(arguments), strict=True)
-        except ValidationError as exc:
+            values: dict[str, Any] = self._validator.validate_json(
+                _codec.to_json(arguments), strict=True
+            )
+        except _codec.ValidationError as exc:
             arguments, values = self._retry_integral_floats(arguments, exc)
         if self._recheck:
             found = first_violation(arguments, self._schema, (), self._schema)
@@ -71,7 +73,7 @@ class ArgumentValidator:
         return values
 
     def _retry_integral_floats(
-        self, arguments: Mapping[str, Any], exc: ValidationError
+        self, arguments: Mapping[str, Any], exc: _codec.ValidationError
     ) -> tuple[Mapping[str, Any], dict[str, Any]]:
         """JSON Schema counts ``1.0`` as an integer, strict pydantic does not: where pydantic
         wanted an integer and got a whole float, send the integer and validate once more."""
@@ -87,8 +89,8 @@ class ArgumentValidator:
         if not changed:
             raise InvalidArguments(error_detail(exc, self._schema), tool=self._tool) from None
         try:
-            return fixed, self._validator.validate_json(to_json(fixed), strict=True)
-        except ValidationError as again:
+            return fixed, self._validator.validate_json(_codec.to_json(fixed), strict=True)
+        except _codec.ValidationError as again:
             raise InvalidArguments(error_detail(again, self._schema), tool=self._tool) from None
 
     def _decode_json_strings(self, arguments: Mapping[str, Any]) -> Mapping[str, Any]:

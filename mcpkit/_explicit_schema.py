@@ -10,7 +10,7 @@ from typing import Any, cast
 
 import jsonschema
 
-from mcpkit._codec import to_jsonable_python
+from mcpkit import _codec
 from mcpkit.exceptions import InvalidArguments
 
 __all__ = ["ExplicitOutput", "ExplicitValidator"]
@@ -56,7 +56,7 @@ class ExplicitOutput:
         self._where = where
 
     def dump(self, value: Any) -> Any:
-        data = to_jsonable_python(value)
+        data = _codec.to_jsonable_python(value)
         error = jsonschema.exceptions.best_match(self._validator.iter_errors(data))
         if error is not None:
             raise ValueError(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mcpkit._codec import to_json
+from mcpkit import _codec
 from mcpkit._jsonschema import branches, deref, union_members
 
 __all__ = ["KEYWORDS", "first_violation"]
@@ -102,5 +102,5 @@ def _enum_values(schema: Mapping[str, Any]) -> list[Any]:
 
 
 def _has_duplicates(items: list[Any]) -> bool:
-    seen = {to_json(item, by_alias=False) for item in items}
+    seen = {_codec.to_json(item, by_alias=False) for item in items}
     return len(seen) != len(items)

@@ -39,6 +39,7 @@ step saw as the current task is the task that runs the rest.
 
 from __future__ import annotations
 
+import _imp
 import asyncio
 import collections
 import contextvars
@@ -343,7 +344,24 @@ def pydantic_core_extension() -> types.ModuleType | None:
     """``pydantic_core._pydantic_core``, loaded without running ``pydantic_core/__init__.py``;
     ``None`` when the package is already imported or is not laid out that way (the caller then
     imports the package). When the package is imported later, its ``__init__`` finds this very
-    module in ``sys.modules``, and :class:`_Attach` sets the package's ``_pydantic_core``."""
+    module in ``sys.modules``, and :class:`_Attach` sets the package's ``_pydantic_core``.
+
+    Loaded on first use (``mcpkit._codec``), so another thread may be importing the package at
+    the same time (the warm-up's compile thread, a tool): loading the extension twice would make
+    two ``ValidationError`` classes. So the check and the load hold the interpreter's import
+    lock, which that thread needs to find the package and its extension; ``datetime``, the one
+    module the extension's initialisation imports, is imported first, outside it (else a thread
+    importing ``datetime`` meanwhile would hold its module lock and wait for the import lock)."""
+    import datetime  # noqa: F401 - see above
+
+    _imp.acquire_lock()
+    try:
+        return _load_extension()
+    finally:
+        _imp.release_lock()
+
+
+def _load_extension() -> types.ModuleType | None:
     if "pydantic_core" in sys.modules or _EXTENSION in sys.modules:
         return None
     package = importlib.util.find_spec("pydantic_core")  # finds it, runs nothing

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcpkit._codec import ValidationError, to_json
+from mcpkit import _codec
 from mcpkit._jsonschema import branches, deref, step, union_members
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ __all__ = ["detail", "error_detail", "locate"]
 _MAX_RECEIVED = 200  # characters of a received value shown back
 
 
-def error_detail(exc: ValidationError, schema: Mapping[str, Any]) -> dict[str, Any]:
+def error_detail(exc: _codec.ValidationError, schema: Mapping[str, Any]) -> dict[str, Any]:
     """``{field, expected, received}`` for the first failure, ``errors`` when there are more."""
     collected: dict[tuple[Any, ...], dict[str, Any]] = {}
     for error in exc.errors(include_url=False):
@@ -96,7 +96,7 @@ def _truncated(value: Any) -> Any:
     if isinstance(value, str) and len(value) > _MAX_RECEIVED:
         return value[:_MAX_RECEIVED] + "…"
     if isinstance(value, (dict, list)):
-        text = to_json(value, fallback=repr).decode()
+        text = _codec.to_json(value, fallback=repr).decode()
         if len(text) > _MAX_RECEIVED:
             return text[:_MAX_RECEIVED] + "…"
     return value

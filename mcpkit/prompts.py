@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
+from mcpkit import _codec
 from mcpkit._availability import AccessOptions, check_access
-from mcpkit._codec import ValidationError
 from mcpkit._frozen import frozen
 from mcpkit._signatures import Definition, check_name, check_options
 from mcpkit._validation_errors import error_detail
@@ -155,7 +155,7 @@ class Prompt(Definition):
             raise InvalidParams("Invalid params: prompt arguments must be strings")
         try:
             parsed: dict[str, Any] = self._schema.adapter.validate_strings(strings, strict=True)
-        except ValidationError as exc:
+        except _codec.ValidationError as exc:
             raise InvalidParams("Invalid params", error_detail(exc, self._schema.schema)) from None
         return parsed
 

@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from mcpkit import _codec
 from mcpkit._availability import AccessOptions, CacheScope, check_access, check_hint
-from mcpkit._codec import ValidationError, to_json
 from mcpkit._frozen import frozen
 from mcpkit._pydantic_loaded import is_model
 from mcpkit._signatures import Definition, check_options, declared_context
@@ -85,7 +85,7 @@ def contents_of(value: Any, uri: str, mime_type: str | None) -> list[dict[str, A
         return [blob.to_wire(uri, mime_type or "application/octet-stream")]
     if is_model(value):
         value = value.model_dump(mode="json")
-    text = to_json(value, fallback=str).decode()
+    text = _codec.to_json(value, fallback=str).decode()
     return [Contents(text=text).to_wire(uri, mime_type or "application/json")]
 
 
@@ -254,7 +254,7 @@ class ResourceTemplate(_Readable):
         built = self._adapter
         try:
             parsed: dict[str, Any] = built.adapter.validate_strings(values, strict=True)
-        except ValidationError as exc:
+        except _codec.ValidationError as exc:
             raise InvalidParams("Invalid params", error_detail(exc, built.schema)) from None
         return parsed
 

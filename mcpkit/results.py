@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpkit._codec import to_json
+from mcpkit import _codec
 from mcpkit._frozen import frozen
 from mcpkit.content import Content
 
@@ -75,4 +75,4 @@ def tool_result(result: ToolResult, *, text_mirror: bool = True) -> dict[str, An
 
 
 def _json_text(value: Any) -> dict[str, Any]:
-    return {"type": "text", "text": to_json(value, fallback=str).decode()}
+    return {"type": "text", "text": _codec.to_json(value, fallback=str).decode()}

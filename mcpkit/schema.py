@@ -25,8 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from mcpkit import _typing
-from mcpkit._codec import PydanticSerializationError, to_jsonable_python
+from mcpkit import _codec, _typing
 from mcpkit._elicitation import elicitation_schema
 from mcpkit._fast_schema import (
     admits_none,
@@ -243,8 +242,8 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, enum.Enum) and type(value.value) in _PLAIN:  # the serializer: its value
         return value.value  # (and not its first use, which imports ~10 ms of modules)
     try:
-        return to_jsonable_python(value)
-    except PydanticSerializationError:
+        return _codec.to_jsonable_python(value)
+    except _codec.PydanticSerializationError:
         return EMPTY
 
 

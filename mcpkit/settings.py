@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import typing_extensions
 from typing_extensions import TypedDict
 
-from mcpkit._codec import ValidationError
+from mcpkit import _codec
 from mcpkit._envfile import EnvFileError, read_env_file
 from mcpkit._frozen import frozen
 from mcpkit._pydantic_loaded import is_model_class
@@ -161,7 +161,7 @@ class SettingsSpec:
         unread = {name for name, value in data.items() if value is _UNSET}  # said already
         try:
             instance = self._adapter.validate_python(data)
-        except ValidationError as exc:
+        except _codec.ValidationError as exc:
             errors = [e for e in exc.errors() if not (e["loc"] and e["loc"][0] in unread)]
             problems += [self._problem(error, found) for error in errors]
         if problems:

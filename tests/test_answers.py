@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from pydantic_core import to_json
 
-from mcpkit import App, Context, ServerOptions, Text, ToolResult, _workers
+from mcpkit import App, Context, ServerOptions, Text, ToolResult, _codec, _workers
 from mcpkit._workers import Workers
 from mcpkit.exceptions import InvalidParams
 from mcpkit.prompts import Message
@@ -553,10 +553,14 @@ def test_an_answer_is_encoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
     error that answers instead."""
     encoded: list[Any] = []  # the ids of the answers encoded
 
-    def counting(value: Any) -> bytes:
-        if isinstance(value, dict) and ("result" in value or "error" in value):
+    def counting(value: Any, **options: Any) -> bytes:
+        if (
+            isinstance(value, dict)
+            and value.get("jsonrpc")
+            and ("result" in value or "error" in value)
+        ):
             encoded.append(value["id"])
-        return to_json(value)
+        return to_json(value, **options)
 
     opaque = returning(lambda: ToolResult(structured={"x": object()}))
 
@@ -568,5 +572,6 @@ def test_an_answer_is_encoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
             await client.call_tool("bad")
             assert encoded == [2, 3, 3]
 
-    monkeypatch.setattr(jsonrpc, "to_json", counting)
+    monkeypatch.setattr(jsonrpc, "_plain_first", False)  # small answers: json's bytes, as fast
+    monkeypatch.setattr(_codec, "to_json", counting)
     asyncio.run(exchange())

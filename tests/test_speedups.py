@@ -171,6 +171,8 @@ def test_without_the_module_mcpkit_serves_the_same_answers() -> None:
 CODEC_PROBE = """
 import sys
 import mcpkit, mcpkit._codec
+print(sorted(m for m in sys.modules if m.startswith("pydantic_core")), mcpkit._codec.loaded())
+mcpkit._codec.to_json
 before = sorted(m for m in sys.modules if m.startswith("pydantic_core"))
 import pydantic_core
 from pydantic import TypeAdapter
@@ -187,12 +189,14 @@ print([type(finder).__name__ for finder in sys.meta_path if type(finder).__name_
 """
 
 
-def test_import_mcpkit_loads_the_codec_without_pydantic_cores_package_init() -> None:
-    """The compiled module alone at start; the package imported later is whole and shares it."""
+def test_the_codec_loads_on_first_use_without_pydantic_cores_package_init() -> None:
+    """Nothing at ``import mcpkit``; the compiled module alone at the first read of a name; the
+    package imported later is whole and shares it."""
     out = subprocess.run(
         [sys.executable, "-c", CODEC_PROBE], capture_output=True, text=True, check=True
     ).stdout
     assert out.splitlines() == [
+        "[] False",
         "['pydantic_core._pydantic_core']",
         "True",
         "True ValidationError",
@@ -210,3 +214,41 @@ def test_the_codec_comes_from_the_package_once_it_is_imported() -> None:
 
     assert _codec.ValidationError is pydantic_core.ValidationError
     assert _codec.from_json is pydantic_core.from_json
+
+
+RACE_PROBE = """
+import importlib.machinery, threading, time
+from mcpkit import _codec
+loading = threading.Event()
+create_module = importlib.machinery.ExtensionFileLoader.create_module
+def slow_create_module(loader, spec):
+    if spec.name == "pydantic_core._pydantic_core" and not loading.is_set():
+        loading.set()  # the other thread imports pydantic now,
+        time.sleep(0.3)  # while this one is loading the compiled module
+    return create_module(loader, spec)
+importlib.machinery.ExtensionFileLoader.create_module = slow_create_module
+def package_import():
+    loading.wait(30)
+    import pydantic
+threads = [threading.Thread(target=lambda: _codec.to_json), threading.Thread(target=package_import)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+import pydantic, pydantic_core
+try:
+    pydantic.TypeAdapter(int).validate_python("x", strict=True)
+except _codec.ValidationError:
+    print(_codec.ValidationError is pydantic_core.ValidationError,
+          _codec.to_json is pydantic_core.to_json)
+"""
+
+
+def test_pydantic_imported_while_the_codec_loads_shares_its_compiled_module() -> None:
+    """The codec loads on first use, which may be while another thread imports pydantic (the
+    warm-up's compile thread, a tool): that thread waits, the compiled module is loaded once,
+    and pydantic's validation errors are the codec's ``ValidationError``."""
+    out = subprocess.run(
+        [sys.executable, "-c", RACE_PROBE], capture_output=True, text=True, timeout=60
+    )
+    assert (out.returncode, out.stdout) == (0, "True True\n"), out.stderr

@@ -31,6 +31,7 @@ WARMING = b"warming up 2 definitions' validators after answering 1 (pydantic "
 LOADED = b"DEBUG mcpkit.warmup: loaded on use, and loaded already: "
 NOT_BEFORE_THE_FIRST_CALL = {
     "pydantic",  # the validators: the warm-up, or the first call
+    "pydantic_core._pydantic_core",  # the JSON codec: until the warm-up, json reads and writes
     "dataclasses",  # with copy: pydantic's, or a look at a frozen class as a dataclass
     "copy",
     "pathlib",  # with urllib.parse: the serializer's first use, a file read, add_directory
@@ -56,7 +57,7 @@ NOT_BEFORE_THE_FIRST_CALL = {
 }
 """What ``initialize`` and ``tools/list`` of ``examples/build_app.py`` must not load. (It imports
 ``typing_extensions`` itself; ``--log-level`` takes the click command line, and click imports
-``uuid``: a plain ``mcpkit run TARGET`` loads neither.)"""
+``uuid`` and ``datetime``: a plain ``mcpkit run TARGET`` loads none of them.)"""
 INFO = {"name": "t", "version": "1"}
 BUILD_ARGUMENTS = {"project_dir": "./app", "arch": "arm64", "configuration": "Release"}
 BUILT = (

@@ -13,15 +13,15 @@ then returns those bytes as they are.
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import re
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from mcpkit._codec import from_json, to_json, to_jsonable_python
+from mcpkit import _codec
 from mcpkit._frozen import frozen
 from mcpkit.exceptions import InvalidRequest, ParseError, ProtocolError, Unencodable
+from mcpkit.protocol.plain import DECLINED, plain_json, plain_value
 from mcpkit.types import RequestId
 
 __all__ = [
@@ -120,12 +120,14 @@ def decode(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Bytes (or text) -> a JSON value, within ``limits``."""
     if len(data) > limits.max_bytes:
         raise InvalidRequest(f"Invalid Request: message larger than {limits.max_bytes} bytes")
-    try:
-        value = from_json(data, allow_inf_nan=False)
-    except ValueError as exc:
-        if "recursion limit" in str(exc):
-            raise _too_deep(limits) from None
-        raise ParseError() from None
+    value = plain_value(data) if _plain_first else DECLINED  # the same value, or declined
+    if value is DECLINED:
+        try:
+            value = _codec.from_json(data, allow_inf_nan=False)
+        except ValueError as exc:
+            if "recursion limit" in str(exc):
+                raise _too_deep(limits) from None
+            raise ParseError() from None
     if _may_be_deep(data, limits.max_depth) and _deeper_than(value, limits.max_depth):
         raise _too_deep(limits)
     return value
@@ -287,13 +289,13 @@ def encode(message: Any) -> bytes:
 def _encode(message: Any) -> bytes:
     if type(message) is Encoded:
         return message.data
-    if _plain_first:  # until pydantic_core's serializer is in use: see plain_json
+    if _plain_first:  # until pydantic_core's serializer is in use: see mcpkit.protocol.plain
         data = plain_json(message)
         if data is not None:
             return data
         serializer_in_use()
     try:
-        data = to_json(message)
+        data = _codec.to_json(message)
     except ValueError as exc:
         raise _unencodable_in(message) or Unencodable(str(exc)) from None
     # Cheap, and rarely true: a float JSON has no number for, or those letters in a string;
@@ -310,53 +312,12 @@ _plain_first = True
 
 
 def serializer_in_use() -> None:
-    """From now on, every message goes through pydantic_core's serializer: called by the first
-    message :func:`plain_json` declines, and by the warm-up (which imports pydantic, and with it
-    everything the serializer's first use would)."""
+    """From now on, every message is read and written by pydantic_core's codec, not by the
+    standard library's ``json`` (:mod:`mcpkit.protocol.plain`): called by the first message
+    ``plain_json`` declines, and by the warm-up (which imports pydantic, and with it everything
+    the serializer's first use would)."""
     global _plain_first
     _plain_first = False
-
-
-_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
-_PLAIN_NODES = 1000  # the handshake and a small listing (~150 for 4 tools); a page of 100 is larger
-_PLAIN_DEPTH = 64  # far from the serializer's own limit (~255 levels), so it never differs
-_PLAIN_INT = 1 << 63
-
-
-def plain_json(message: Any) -> bytes | None:
-    """The bytes ``to_json`` writes for ``message``, written by the standard library's ``json``,
-    when ``message`` is a small tree of exact ``dict`` (``str`` keys), ``list``, ``str``,
-    ``int`` (64-bit), ``bool`` and ``None`` (no floats: ``json`` prints ``1e+16``, ``to_json``
-    ``1e16``); else ``None``. Both escape the same characters the same way (``"``, ``\\``,
-    and the C0 controls, as ``\\b \\f \\n \\r \\t`` or lowercase ``\\u00xx``): the
-    property test in ``tests/test_jsonrpc_plain.py`` holds them byte-identical.
-
-    Why: the serializer's first use imports ``uuid``, ``platform``, ``fractions``, ``decimal``
-    and ``pathlib`` (~10 ms on a slow VM), which a server's ``initialize`` and small
-    ``tools/list`` answers do not need; the warm-up after the listing imports them anyway."""
-    stack: list[tuple[Any, int]] = [(message, 0)]
-    budget = _PLAIN_NODES
-    while stack:
-        node, depth = stack.pop()
-        budget -= 1
-        kind = type(node)
-        if budget < 0 or depth > _PLAIN_DEPTH:
-            return None
-        if kind is dict:
-            if not all(type(key) is str for key in node):
-                return None
-            stack.extend([(value, depth + 1) for value in node.values()])
-        elif kind is list:
-            stack.extend([(item, depth + 1) for item in node])
-        elif kind is int:
-            if not -_PLAIN_INT < node < _PLAIN_INT:
-                return None
-        elif not (kind is str or kind is bool or node is None):
-            return None
-    try:
-        return _DUMPS(message).encode()
-    except UnicodeEncodeError:  # a lone surrogate: the serializer's error says where
-        return None
 
 
 _MAX_DIGITS = 4300
@@ -399,7 +360,7 @@ def _unencodable_in(value: Any) -> Unencodable | None:
                 return fault
         else:
             try:  # a model, a dataclass, a set...: look at what the serializer makes of it
-                stack.append((to_jsonable_python(node), path))
+                stack.append((_codec.to_jsonable_python(node), path))
             except ValueError as exc:
                 return Unencodable(str(exc), path)
     return None
@@ -408,7 +369,7 @@ def _unencodable_in(value: Any) -> Unencodable | None:
 def _scalar_fault(node: float | int | str | None, path: _Path) -> Unencodable | None:
     if isinstance(node, float):
         if not math.isfinite(node):
-            return Unencodable(to_json(node).decode(), path, non_finite=True)
+            return Unencodable(_codec.to_json(node).decode(), path, non_finite=True)
     elif isinstance(node, int):
         if abs(node) >= _TOO_LONG:
             return Unencodable(f"an integer of more than {_MAX_DIGITS} digits", path)

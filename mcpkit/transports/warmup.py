@@ -58,6 +58,8 @@ def compile_in_background(app: App) -> None:
 
 LOADED_ON_USE = (
     "pydantic",
+    "pydantic_core._pydantic_core",  # the JSON codec (jsonrpc reads and writes with json till then)
+    "datetime",  # with the codec
     "dataclasses",  # a frozen class's first look as a dataclass (pydantic's, or the caller's)
     "copy",  # with dataclasses, or a whole float retried as an integer argument
     "typing_extensions",

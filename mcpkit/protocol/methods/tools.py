@@ -17,7 +17,7 @@ import sys
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any
 
-from mcpkit._codec import to_json
+from mcpkit import _codec
 from mcpkit.context import Context
 from mcpkit.exceptions import (
     DefinitionError,
@@ -218,11 +218,11 @@ def invalid_arguments_text(tool: str, detail: dict[str, Any]) -> str:
     for failure in _failures(detail):
         expected = failure["expected"]
         wanted = (
-            "one of " + ", ".join(to_json(v).decode() for v in expected)
+            "one of " + ", ".join(_codec.to_json(v).decode() for v in expected)
             if isinstance(expected, list)
             else str(expected)
         )
-        received = to_json(failure["received"], fallback=repr).decode()
+        received = _codec.to_json(failure["received"], fallback=repr).decode()
         lines.append(
             f"- {failure['field'] or '(arguments)'}: expected {wanted}; received {received}"
         )
