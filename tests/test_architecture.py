@@ -56,7 +56,8 @@ FORBIDDEN_ON_IMPORT = (
     "mcpkit.cli",
     "mcpkit.transports.http",
     "mcpkit.transports.stdio",
-    "pydantic",  # pydantic_core (the JSON codec) may load; pydantic waits for the first need
+    "pydantic",  # waits for the first need (a validator, the warm-up)
+    "pydantic_core",  # the JSON codec: its first use (json reads and writes till the warm-up)
     "mcpkit._pydantic",
     "mcpkit._pydantic_compat",
 )
