@@ -45,7 +45,7 @@ _loading = threading.Lock()  # the warm-up's compile thread may read a name firs
 
 def __getattr__(name: str) -> Any:
     """The first read of one of the names loads them all (then they are module globals, and
-    this is not called again)."""
+    this function is gone)."""
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     with _loading:
@@ -61,6 +61,9 @@ def _load() -> None:
     names = globals()
     for name in __all__:
         names[name] = getattr(core, name)
+    # Python does not specialise attribute reads on a module with a ``__getattr__`` (3.11's
+    # LOAD_ATTR_MODULE): with the names in place it has nothing left to do.
+    names.pop("__getattr__", None)
 
 
 def loaded() -> bool:

@@ -12,6 +12,7 @@ left to pydantic_core, whose errors say what and where.
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 import pytest
@@ -237,3 +238,22 @@ def test_decode_gives_the_same_values_and_errors_with_and_without_json(
         jsonrpc.decode(b"[" * 129 + b"]" * 129)
     with pytest.raises(InvalidRequest, match="nesting too deep"):
         jsonrpc.decode(b"[" * 5000 + b"]" * 5000)
+
+
+@pytest.mark.parametrize("limit", [0, 5000])
+def test_with_the_interpreters_digit_limit_lifted_integers_are_left_to_from_json(
+    limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``json`` reads integers with ``int()``, which follows ``sys.set_int_max_str_digits``;
+    ``from_json`` stops at 4,300 digits whatever it is: then the reader is always from_json."""
+    long = b"[" + b"7" * 4301 + b"]"
+    previous = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(limit)
+    try:
+        assert plain_value(b"[1]") is DECLINED
+        monkeypatch.setattr(jsonrpc, "_plain_first", True)
+        with pytest.raises(ParseError):
+            jsonrpc.decode(long)
+    finally:
+        sys.set_int_max_str_digits(previous)
+    assert plain_value(b"[1]") == [1]

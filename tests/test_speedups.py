@@ -173,6 +173,7 @@ import sys
 import mcpkit, mcpkit._codec
 print(sorted(m for m in sys.modules if m.startswith("pydantic_core")), mcpkit._codec.loaded())
 mcpkit._codec.to_json
+print(hasattr(mcpkit._codec, "__getattr__"))  # gone once loaded: reads of its names specialise
 before = sorted(m for m in sys.modules if m.startswith("pydantic_core"))
 import pydantic_core
 from pydantic import TypeAdapter
@@ -197,6 +198,7 @@ def test_the_codec_loads_on_first_use_without_pydantic_cores_package_init() -> N
     ).stdout
     assert out.splitlines() == [
         "[] False",
+        "False",
         "['pydantic_core._pydantic_core']",
         "True",
         "True ValidationError",

@@ -14,6 +14,7 @@ in use); this module only says what ``json`` can stand in for. The property test
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 
 __all__ = ["DECLINED", "plain_json", "plain_value"]
@@ -67,6 +68,8 @@ def _decline(text: str) -> Any:
 DECLINED: Any = object()
 """What :func:`plain_value` returns for data it leaves to ``from_json``."""
 _LOADS = json.JSONDecoder(parse_float=_decline, parse_constant=_decline).decode
+_INT_DIGITS = 4300  # the longest integer from_json reads, whatever the interpreter's limit
+_int_digits = getattr(sys, "get_int_max_str_digits", lambda: 0)  # before 3.10.7: no limit
 _PLAIN_BYTES = 65536  # a handshake is ~200 bytes; larger data would be read twice when declined
 
 
@@ -77,10 +80,12 @@ def plain_value(data: bytes | str) -> Any:
     to nest past ``_PLAIN_DEPTH``, a ``\\ud`` escape (``json`` reads a lone surrogate,
     ``from_json`` refuses it), a fraction or an exponent (floats: both read ``1e400`` as
     infinity, but two float readers are two decisions), ``NaN`` and ``Infinity``, and anything
-    ``json`` refuses (broken JSON, an integer past its 4,300 digits). The property test holds
-    the two equal, types and key order included."""
-    if len(data) > _PLAIN_BYTES:
-        return DECLINED
+    ``json`` refuses (broken JSON, an integer past 4,300 digits; everything while the
+    interpreter's limit on them is lifted or above that, since ``json`` then reads what
+    ``from_json`` refuses). The property test holds the two equal, types and key order
+    included."""
+    if len(data) > _PLAIN_BYTES or not 0 < _int_digits() <= _INT_DIGITS:
+        return DECLINED  # json's int() follows the interpreter's digit limit; from_json does not
     if isinstance(data, str):
         if not data.isascii():
             return DECLINED  # it may hold a lone surrogate, which from_json refuses
