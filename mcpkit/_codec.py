@@ -64,8 +64,3 @@ def _load() -> None:
     # Python does not specialise attribute reads on a module with a ``__getattr__`` (3.11's
     # LOAD_ATTR_MODULE): with the names in place it has nothing left to do.
     names.pop("__getattr__", None)
-
-
-def loaded() -> bool:
-    """Whether pydantic_core's codec is loaded (a read of one of the names loads it)."""
-    return "to_json" in globals()
