@@ -22,16 +22,20 @@ is no express thread.
 In the pool, jobs wait in a first-in first-out queue and idle workers on a stack, each asleep
 on its own lock: a job wakes the most recently idle worker, so the same few cache-warm threads
 serve a stream of calls and the others stay asleep. A worker goes on the stack before its result
-goes out and takes the queue's next job before it sleeps, so a job queued meanwhile costs no
-wake-up. While one woken worker has not yet looked at the queue, more jobs wake nobody else:
-that worker wakes the next one when it finds more waiting (a flood wakes threads one at a time,
-as the busy ones drain the queue). A job the loop thread will not wait for wakes its worker at
+goes out and takes the queue's next job before it sleeps, so a job queued while it is busy
+costs no wake-up. While one woken worker has not yet looked at the queue, more jobs wake nobody
+else: that worker wakes the next one when it finds more waiting (a flood wakes threads one at a
+time, as the busy ones drain the queue). A job the loop thread will not wait for wakes a worker at
 the loop's next turn, not at once: a woken worker cannot run before the loop thread lets go of
-the GIL anyway, and woken at once it takes the GIL at the loop's next system call in the middle
+the GIL anyway, and woken at once it took the GIL at the loop's next system call in the middle
 of its turn (a response's ``send``), once per job, each time a wake-up and a hand-back of the
-GIL; the jobs a busy loop queues in one turn now cost one wake-up (over HTTP, 0.77 context
-switches per request instead of 1.08 at 16 connections, 0.30 instead of 0.59 at 64). A job the
-loop waits for in place, or one that needs a new thread, starts at once.
+GIL. So the jobs a busy loop queues in one turn cost the loop thread one wake-up (over HTTP,
+0.77 context switches per request instead of 1.08 at 16 connections, 0.30 instead of 0.59 at
+64). The price: such a job starts a turn later. When the loop thread blocks in that turn (an
+async tool doing blocking I/O), the jobs queued before it wait until it is done; and a job
+queued in the turn that stops the loop runs only when that loop runs again (or when another
+loop wakes a worker), as nobody waits for it then. A job the loop waits for in place, or one
+that needs a new thread, starts at once.
 
 When the loop has nothing else to run and a worker is idle, the loop thread waits for the
 result in place, for at most ``WAIT_HERE`` seconds, instead of going back to its selector
@@ -233,7 +237,8 @@ class Workers:
             return True
 
     def _submit(self, job: _Job, later: asyncio.AbstractEventLoop | None) -> bool:
-        """Queue ``job`` with a thread promised to it; True if an idle one takes it at once.
+        """Queue ``job`` with a thread promised to it; True if that is an idle one (which takes
+        it at once, or at the loop's next turn: ``later``).
         Raises (the job never runs) when a thread was needed and could not start.
 
         ``later``, the caller's loop when it will not wait for the job: a sleeping worker is
@@ -252,7 +257,7 @@ class Workers:
                     self._queued.append(job)
                     job.outbox.wake_due = True
                     later.call_soon(self._wake_queued, job.outbox)
-                else:  # one woken already, or none asleep: a worker takes it when it looks
+                else:  # one woken already or due to be, or none asleep: a worker looks
                     self._queued.append(job)
                 return self._idle >= 0
             self._threads += 1
