@@ -242,23 +242,21 @@ class Workers:
         Raises (the job never runs) when a thread was needed and could not start.
 
         ``later``, the caller's loop when it will not wait for the job: a sleeping worker is
-        then woken at that loop's next turn, not now, so that the jobs of one turn cost one
-        wake-up and the woken worker does not take the GIL from the loop thread in the middle
-        of its turn (at its next system call) once per job.
+        then woken at that loop's next turn, not now, so that the jobs of one turn cost the loop
+        thread one wake-up and the woken worker does not take the GIL from it in the middle of
+        its turn (at its next system call) once per job.
 
         ``_idle`` counts idle threads less the queued jobs promised to busy ones, so it goes
         below zero while every thread is busy and jobs wait."""
         with self._lock:
             self._idle -= 1
             if self._idle >= 0 or self._threads >= self._max:
+                self._queued.append(job)
                 if later is None:
-                    self._queue(job)
-                elif self._sleepers and not self._waking and not job.outbox.wake_due:
-                    self._queued.append(job)
+                    self._wake_one()
+                elif not job.outbox.wake_due:
                     job.outbox.wake_due = True
                     later.call_soon(self._wake_queued, job.outbox)
-                else:  # one woken already or due to be, or none asleep: a worker looks
-                    self._queued.append(job)
                 return self._idle >= 0
             self._threads += 1
             self._idle += 1  # the new thread takes this job (or a thread freed meanwhile does)
@@ -273,22 +271,21 @@ class Workers:
                 self._threads -= 1
             raise
         with self._lock:
-            self._queue(job)
+            self._queued.append(job)
+            self._wake_one()
         return False
 
     def _wake_queued(self, outbox: _Outbox) -> None:
-        """The turn after jobs were queued for later: wake a worker for them (see ``_submit``),
-        unless a worker has taken them or one woken already will look at the queue."""
+        """The turn after jobs were queued for later (see ``_submit``): wake a worker for
+        them, unless a worker has taken them already."""
         outbox.wake_due = False
         with self._lock:
-            if self._queued and self._sleepers and not self._waking:
-                self._waking = True
-                self._sleepers.pop().wake.release()
+            if self._queued:
+                self._wake_one()
 
-    def _queue(self, job: _Job) -> None:
-        """Under the lock: queue ``job`` and wake the most recently idle worker for it, unless
-        one woken already will look at the queue (it then wakes the next while jobs wait)."""
-        self._queued.append(job)
+    def _wake_one(self) -> None:
+        """Under the lock, jobs queued: wake the most recently idle worker for them, unless one
+        woken already will look at the queue (it then wakes the next while jobs wait)."""
         if self._sleepers and not self._waking:
             self._waking = True
             self._sleepers.pop().wake.release()  # no wake-up when it is not asleep yet
@@ -320,9 +317,8 @@ class Workers:
                 job = self._queued.popleft() if self._queued else None
                 if job is None:  # another thread took it: back on the stack
                     self._sleepers.append(me)
-                elif self._queued and self._sleepers:  # more waiting: wake the next one
-                    self._waking = True
-                    self._sleepers.pop().wake.release()
+                elif self._queued:  # more waiting: wake the next one
+                    self._wake_one()
             while job is not None:
                 job = self._do(job, me)  # between jobs, hold nothing of the last one
 
