@@ -405,15 +405,11 @@ class App(Announcer):
         auth: BearerAuth | Verifier | None = None,
         max_sessions: int = 10_000,
         session_idle_seconds: float = 3600.0,
+        owns_process: bool = False,
     ) -> HttpApp:
-        """This app as a Streamable HTTP ASGI application (``mcpkit.transports.http.HttpApp``).
-
-        Serve it with any ASGI server, or mount it in Starlette/FastAPI; see ``docs/http.md``.
-        ``auth`` is a ``BearerAuth`` or a verifier ``token -> principal | None``. At most
-        ``max_sessions`` handshake-era sessions live at once (the least recently used idle one
-        ends to make room; when all are busy, ``initialize`` answers 503), and one idle for
-        ``session_idle_seconds`` ends.
-        """
+        """This app as a Streamable HTTP ASGI application, to serve with any ASGI server or mount
+        in Starlette/FastAPI: ``mcpkit.transports.http.HttpApp``, whose docstring says what each
+        option does (and ``docs/http.md``)."""
         from mcpkit.transports.http import HttpApp
 
         return HttpApp(
@@ -427,6 +423,7 @@ class App(Announcer):
             auth=auth,
             max_sessions=max_sessions,
             session_idle_seconds=session_idle_seconds,
+            owns_process=owns_process,
         )
 
 

@@ -178,7 +178,7 @@ def _serve_http(
         raise click.exceptions.Exit(2)
     if workers > 1 or reload:  # every worker (or restarted child) reads the same values
         export_settings(app, env_file, sets)  # validated above
-    options = {
+    options: dict[str, Any] = {
         "path": path,
         "stateless": stateless,
         "json_response": json_response,
@@ -201,7 +201,9 @@ def _serve_http(
 
         supervise(target, host, port, settings)
         return
-    served: Any = app.asgi(**options) if workers == 1 else "mcpkit.cli.run:http_app_from_env"
+    served: Any = "mcpkit.cli.run:http_app_from_env"  # (each worker makes its own)
+    if workers == 1:
+        served = app.asgi(**options, owns_process=True)
     uvicorn.run(served, factory=workers > 1, host=host, port=port, workers=workers, **settings)
 
 
@@ -226,6 +228,7 @@ def _load_or_exit(target: str) -> Any:
 
 
 def http_app_from_env() -> Any:
-    """The uvicorn app factory for ``--workers``: each worker loads the TARGET itself."""
+    """The uvicorn app factory for ``--workers``: each worker loads the TARGET itself (and, like
+    the single process, does nothing else: ``owns_process``)."""
     options = json.loads(os.environ.get(OPTIONS_ENV, "{}"))
-    return load_app(os.environ[TARGET_ENV]).asgi(**options)
+    return load_app(os.environ[TARGET_ENV]).asgi(**options, owns_process=True)

@@ -59,7 +59,10 @@ class HttpApp:
     caller that opened it. At most ``max_sessions`` handshake-era sessions live at once: the
     least recently used idle one ends to make room, and ``initialize`` answers 503 when every
     one is busy (a request running, or its GET stream open). A session idle for
-    ``session_idle_seconds`` ends when the next one opens.
+    ``session_idle_seconds`` ends when the next one opens. ``owns_process``: this process does
+    nothing else (``mcpkit run``): once warmed up, what is alive leaves the garbage collector's
+    sight (``gc.freeze``, as ``serve_stdio`` does), so its full collections stop walking the
+    modules and definitions (~13 ms each, every ~2,000 requests at 16 busy connections).
     """
 
     def __init__(
@@ -75,6 +78,7 @@ class HttpApp:
         auth: BearerAuth | Verifier | None = None,
         max_sessions: int = 10_000,
         session_idle_seconds: float = 3600.0,
+        owns_process: bool = False,
     ) -> None:
         self.app = app
         self.path = normal_path(path)
@@ -88,7 +92,8 @@ class HttpApp:
         self.sessions = Sessions(max_sessions, session_idle_seconds)
         self._started = False
         self._starting = asyncio.Lock()
-        self.warming = WarmUp()  # compiled after the first answer, validators after the handshake
+        # Compiled after the first answer, validators after the handshake (then frozen).
+        self.warming = WarmUp(freeze=owns_process)
 
     async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
         if scope["type"] == "http":
