@@ -13,6 +13,7 @@ import contextvars
 import json
 import sys
 import threading
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -212,6 +213,18 @@ def test_answered_calls_leave_no_watcher_behind(tool: str) -> None:
             assert answer["result"]["content"] == [{"type": "text", "text": "slept"}]
         assert not tools.cancelled.is_set()
         assert await leftovers(before) == set()
+
+    run(test)
+
+
+def test_an_answered_request_is_freed_at_once_not_at_the_next_disconnect_sweep() -> None:
+    async def test(tools: Tools, asgi: HttpApp) -> None:
+        exchange = call("add", {"a": 1, "b": 2})
+        await exchange.serve(asgi)
+        assert exchange.sent[0]["status"] == 200
+        served = weakref.ref(exchange)
+        del exchange
+        assert served() is None  # the disconnect watches hold nothing of a finished request
 
     run(test)
 

@@ -32,3 +32,30 @@ def test_a_value_that_does_not_parse_is_refused_like_a_disallowed_one(
     with caplog.at_level(logging.DEBUG, logger="mcpkit"):
         run(test)
     assert caplog.records == []
+
+
+GOOD = {"host": "127.0.0.1:8000", "origin": "http://localhost:3000"}
+REFUSED = [
+    ({"host": "evil.example"}, 421),
+    ({"origin": "https://evil.example"}, 403),
+    ({"content-type": "text/plain"}, 415),
+    ({"accept": "text/html"}, 406),
+]
+
+
+def test_headers_that_passed_once_let_nothing_else_through() -> None:
+    """The guards remember the header values that passed; every other value is checked."""
+
+    async def test() -> None:
+        asgi = http_app.app.asgi(stateless=True)
+        for _ in range(2):
+            assert (await request(asgi, "POST", LIST, GOOD)).status == 200
+            for changed, status in REFUSED:
+                assert (await request(asgi, "POST", LIST, {**GOOD, **changed})).status == status
+        for number in range(300):  # more combinations than are remembered
+            origin = {"origin": f"http://localhost:{number}"}
+            assert (await request(asgi, "POST", LIST, {**GOOD, **origin})).status == 200
+        for changed, status in REFUSED:
+            assert (await request(asgi, "POST", LIST, {**GOOD, **changed})).status == status
+
+    run(test)

@@ -26,10 +26,10 @@ async def unless_closed(http: Exchange, call: Coroutine[Any, Any, Any]) -> Any:
     the client disconnects first.
 
     The request's own task runs the call (no task per call), and a disconnect cancels that
-    task. Watching for the disconnect starts only once the call has run ``_WATCH_AFTER``
-    seconds: a quick call needs no watcher task, and meanwhile the loop is free to wait for a
-    sync tool's worker thread. A disconnect stays pending in ``receive`` until read, so none is
-    missed: one in the call's first ``_WATCH_AFTER`` seconds cancels it at that point.
+    task. Watching for the disconnect starts only once the call has run ``_WATCH_AFTER`` to
+    twice that many seconds: a quick call needs no watcher task, and meanwhile the loop is free
+    to wait for a sync tool's worker thread. A disconnect stays pending in ``receive`` until
+    read, so none is missed: one in the call's first moments cancels it at that point.
     """
     task = asyncio.current_task()
     if task is None:  # not run by a task (an unusual ASGI server): give the call one
@@ -51,37 +51,79 @@ async def unless_closed(http: Exchange, call: Coroutine[Any, Any, Any]) -> Any:
 
 
 class _CloseWatch:
-    """Cancels ``task`` when the client disconnects, from ``_WATCH_AFTER`` seconds on until
-    :meth:`stop`."""
+    """Cancels ``task`` when the client disconnects, from ``_WATCH_AFTER`` seconds on (when its
+    loop's :class:`_Watches` starts it) until :meth:`stop`."""
+
+    __slots__ = ("gone", "http", "task", "watcher")
 
     def __init__(self, http: Exchange, task: asyncio.Task[Any]) -> None:
-        self.http = http
-        self.task = task
+        self.http: Exchange | None = http
+        self.task: asyncio.Task[Any] | None = task
         self.gone = False
         self.watcher: asyncio.Task[None] | None = None
-        self.starting: asyncio.TimerHandle | None = task.get_loop().call_later(
-            _WATCH_AFTER, self._start
-        )
+        _watches_of(task.get_loop()).add(self)
 
-    def _start(self) -> None:
-        self.starting = None
-        self.watcher = asyncio.ensure_future(self._watch())
+    def start(self) -> None:
+        if self.http is not None and self.task is not None:  # the call still runs
+            self.watcher = asyncio.ensure_future(self._watch(self.http, self.task))
 
-    async def _watch(self) -> None:
+    async def _watch(self, http: Exchange, task: asyncio.Task[Any]) -> None:
         try:
-            await self.http.disconnected()
+            await http.disconnected()
         except Exception:  # a receive that fails counts as a disconnect
             logger.debug("receive failed while a call ran; cancelling it", exc_info=True)
         # Runs only while the call is suspended: ``stop`` cancels this task before the call's
         # task carries on.
         self.gone = True
-        self.task.cancel()
+        task.cancel()
 
     def stop(self) -> None:
-        if self.starting is not None:
-            self.starting.cancel()
+        """The call is over: no watcher from now on (until its sweep, the loop's
+        :class:`_Watches` holds this shell, not the request)."""
+        self.http = self.task = None
         if self.watcher is not None:
             self.watcher.cancel()
+
+
+class _Watches:
+    """The calls of one event loop whose disconnects are to be watched, and one timer for them
+    all: every ``_WATCH_AFTER`` seconds while there are any, the calls added two sweeps ago that
+    still run get their watcher. (A timer per call was a handle made, pushed on the loop's heap,
+    cancelled and popped again per request; and with most of the heap cancelled, asyncio
+    rebuilt it in Python at its next turn.)"""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.young: list[_CloseWatch] = []  # added since the last sweep
+        self.aging: list[_CloseWatch] = []  # added before it: started at the next one
+        self.armed = False
+
+    def add(self, watch: _CloseWatch) -> None:
+        self.young.append(watch)
+        if not self.armed:
+            self.armed = True
+            self.loop.call_later(_WATCH_AFTER, self._sweep)
+
+    def _sweep(self) -> None:
+        due, self.aging, self.young = self.aging, self.young, []
+        for watch in due:
+            watch.start()
+        self.armed = bool(self.aging)
+        if self.armed:
+            self.loop.call_later(_WATCH_AFTER, self._sweep)
+
+
+_current: _Watches | None = None  # the last loop's (a process serves from one loop, usually)
+
+
+def _watches_of(loop: asyncio.AbstractEventLoop) -> _Watches:
+    """``loop``'s :class:`_Watches`. Another loop's call makes new ones: the old ones still
+    sweep what they hold, on their own loop's timer."""
+    global _current
+    watches = _current
+    if watches is None or watches.loop is not loop:
+        watches = _current = _Watches(loop)
+    return watches
 
 
 def _withdraw_cancel(task: asyncio.Task[Any]) -> bool:

@@ -15,6 +15,7 @@ __all__ = ["Guards", "accepts"]
 
 _JSON_ONLY, _JSON_AND_SSE = (JSON,), (JSON, SSE)  # what a POST's Accept must allow
 _LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+_PASSED = 256  # header combinations remembered as allowed (then forgotten all at once)
 
 
 class Guards:
@@ -30,6 +31,24 @@ class Guards:
         self.allowed_origins = _lowered(allowed_origins)
         self.allowed_hosts = _lowered(allowed_hosts)
         self.needed = _JSON_ONLY if json_response else _JSON_AND_SSE
+        # What passed, by the values the checks read: clients send the same few combinations.
+        self._passed: dict[tuple[Any, ...], None] = {}
+        self._passed_content: dict[tuple[Any, ...], None] = {}
+
+    def check_caller(self, http: Exchange) -> None:
+        """:meth:`check_host`, then :meth:`check_origin` (remembered when both pass)."""
+        key = (http.scope.get("server"), http.header("host"), http.header("origin"))
+        if key not in self._passed:
+            self.check_host(http)
+            self.check_origin(http)
+            _remember(self._passed, key)
+
+    def check_post(self, http: Exchange) -> None:
+        """:meth:`check_content` (remembered when it passes)."""
+        key = (http.header("content-type"), http.header("accept"))
+        if key not in self._passed_content:
+            self.check_content(http)
+            _remember(self._passed_content, key)
 
     def check_host(self, http: Exchange) -> None:
         if self.allowed_hosts is None and not _loopback_bind(http.scope.get("server")):
@@ -63,6 +82,12 @@ class Guards:
         if not all(accepts(accept, kind) for kind in self.needed):
             wanted = " and ".join(self.needed)
             raise HttpError(406, InvalidRequest(f"Not Acceptable: the client must accept {wanted}"))
+
+
+def _remember(passed: dict[tuple[Any, ...], None], key: tuple[Any, ...]) -> None:
+    if len(passed) >= _PASSED:  # many different values (a scan, an attack): start again
+        passed.clear()
+    passed[key] = None
 
 
 def _lowered(values: Iterable[str] | None) -> frozenset[str] | None:

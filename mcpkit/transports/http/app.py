@@ -169,8 +169,7 @@ class HttpApp:
         if http.path != self.path:
             await http.respond(404, b"Not Found", content_type="text/plain")
             return
-        self.guards.check_host(http)
-        self.guards.check_origin(http)
+        self.guards.check_caller(http)
         if not self._started:
             await self.start()
         principal = None
@@ -197,7 +196,7 @@ class HttpApp:
     # ---------------------------------------------------------------------- POST
 
     async def _post(self, http: Exchange) -> None:
-        self.guards.check_content(http)
+        self.guards.check_post(http)
         body = await http.read_body(self.max_body_bytes)
         incoming = self.server.admit(body, http.headers)
         if incoming.accepted:
