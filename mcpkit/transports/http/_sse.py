@@ -10,7 +10,7 @@ from typing import Any
 from mcpkit.protocol.jsonrpc import encode
 from mcpkit.transports.http._exchange import Exchange
 
-__all__ = ["Responder", "SseStream", "pump"]
+__all__ = ["Responder", "SseStream", "json_answer", "pump"]
 
 _KEEPALIVE_SECONDS = 15.0
 
@@ -42,7 +42,8 @@ class Responder:
 
     ``notify`` is the request's ``send``: any message (notification now, a server request
     later) rides the request's own stream. In JSON mode it goes to ``fallback`` (the session's
-    GET stream) instead, or nowhere for stateless requests.
+    GET stream) instead. (A POST outside a session in JSON mode has no stream and nowhere else
+    for its messages: it is answered with :func:`json_answer`, no ``Responder``.)
     """
 
     def __init__(
@@ -51,13 +52,11 @@ class Responder:
         *,
         sse: bool,
         prime: bool,
-        headers: list[tuple[str, str]],
         fallback: Callable[[dict[str, Any]], Awaitable[None]] | None,
     ) -> None:
         self.http = http
         self.sse = sse
         self.prime = prime
-        self.headers = headers
         self.fallback = fallback
         self.stream: SseStream | None = None
         self.lock = asyncio.Lock()
@@ -81,7 +80,7 @@ class Responder:
     async def _open(self) -> SseStream:
         if self.stream is None:
             self.stream = SseStream(self.http)
-            await self.http.start_sse(self.headers)
+            await self.http.start_sse([])
             if self.prime:
                 await self.stream.prime()
         return self.stream
@@ -98,10 +97,17 @@ class Responder:
             if response is not None:
                 await self.stream.event(response)
             await self.http.write(b"", more=False)
-        elif response is None:
-            await self.http.respond(202, headers=self.headers)
         else:
-            await self.http.json(status, response, self.headers)
+            await json_answer(self.http, response, status)
+
+
+async def json_answer(http: Exchange, response: Any, status: int) -> None:
+    """A POST's answer as JSON: ``response`` with ``status``, or 202 when there is none (the
+    request was a notification, or every member of a batch was)."""
+    if response is None:
+        await http.respond(202)
+    else:
+        await http.json(status, response)
 
 
 async def pump(

@@ -29,7 +29,7 @@ from mcpkit.transports.http._exchange import (
 )
 from mcpkit.transports.http._guards import Guards, accepts
 from mcpkit.transports.http._sessions import HttpSession, Sessions
-from mcpkit.transports.http._sse import Responder, SseStream, pump
+from mcpkit.transports.http._sse import Responder, SseStream, json_answer, pump
 from mcpkit.transports.http.auth import (
     BearerAuth,
     Verifier,
@@ -260,21 +260,21 @@ class HttpApp:
             scopes = self.server.step_up(incoming, session)
             if scopes is not None:
                 raise insufficient_scope(self.auth, http, self.path, scopes, incoming.request_id)
-        out = Responder(
-            http,
-            sse=not self.json_response,
-            prime=session.primes,
-            headers=[],
-            fallback=live.push if live is not None else None,
-        )
-        call = session.handle(incoming.message, send=out.send)
+        out = None  # JSON mode outside a session: nothing streams, nor goes anywhere else
+        if live is not None or not self.json_response:
+            fallback = live.push if live is not None else None
+            out = Responder(
+                http, sse=not self.json_response, prime=session.primes, fallback=fallback
+            )
+        call = session.handle(incoming.message, send=None if out is None else out.send)
         if live is None:  # no session to carry on: closing the stream cancels the call
             response = await unless_closed(http, call)
             if response is CLOSED:
                 return  # the client closed the stream: the call was cancelled
         else:
             response = await asyncio.ensure_future(call)
-        await out.finish(response, status_of(response, stateless_era=stateless_era))
+        status = status_of(response, stateless_era=stateless_era)
+        await (json_answer(http, response, status) if out is None else out.finish(response, status))
 
     # ------------------------------------------------------------------ GET/DELETE
 
