@@ -229,6 +229,47 @@ def test_an_answered_request_is_freed_at_once_not_at_the_next_disconnect_sweep()
     run(test)
 
 
+SERVING: contextvars.ContextVar[str] = contextvars.ContextVar("serving", default="none")
+
+
+class Recorded(Request):
+    """A request whose ``receive`` notes which request's context each read runs in."""
+
+    def __init__(self, name: str, seconds: float) -> None:
+        params = {"name": "slow", "arguments": {"seconds": seconds}}
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+        super().__init__("POST", message, {"mcp-protocol-version": "2025-11-25"})
+        self.name = name
+        self.contexts: list[str] = []
+
+    async def _receive(self) -> dict[str, Any]:
+        self.contexts.append(SERVING.get())
+        return await super()._receive()
+
+    async def serve_as_itself(self, asgi: HttpApp) -> None:
+        SERVING.set(self.name)  # in this request's own task
+        await self.serve(asgi)
+
+
+def test_each_disconnect_watch_reads_in_its_own_requests_context() -> None:
+    """The watches share one timer per loop, yet each watcher runs in its request's context
+    (what a middleware or tracer set for that request), never the first request's."""
+
+    async def test(tools: Tools, asgi: HttpApp) -> None:
+        quick = Recorded("quick", 0)
+        watched = Recorded("watched", 30)
+        await asyncio.ensure_future(quick.serve_as_itself(asgi))  # arms the loop's sweeps
+        serving = asyncio.ensure_future(watched.serve_as_itself(asgi))
+        await watched.watched.wait()  # its watcher reads past the body
+        watched.close()
+        await serving
+        assert quick.contexts == ["quick"]
+        assert watched.contexts == ["watched", "watched"]  # the body, then the disconnect
+        assert tools.cancelled.is_set()
+
+    run(test)
+
+
 def test_requests_without_a_current_task_are_still_served() -> None:
     async def test(tools: Tools, asgi: HttpApp) -> None:
         exchange = call("add", {"a": 2, "b": 3})

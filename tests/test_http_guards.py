@@ -3,11 +3,13 @@ refused like any value that is not allowed, never a 500 or a logged traceback.""
 
 from __future__ import annotations
 
+import gc
 import logging
+import tracemalloc
 
 import http_app
 import pytest
-from asgi_support import request, run
+from asgi_support import Request, request, run
 
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
 BAD_ORIGINS = ["http://[", "http://[::1", "https://[zz]:80", "http://[::1]x/", "http://u@localhost"]
@@ -59,3 +61,40 @@ def test_headers_that_passed_once_let_nothing_else_through() -> None:
             assert (await request(asgi, "POST", LIST, {**GOOD, **changed})).status == status
 
     run(test)
+
+
+def test_a_server_address_given_as_a_list_is_read_like_a_tuple() -> None:
+    """ASGI allows ``scope["server"]`` as a list (Starlette's TestClient sends one)."""
+
+    async def test() -> None:
+        asgi = http_app.app.asgi(stateless=True)
+        for bound, host, status in [
+            ("127.0.0.1", "127.0.0.1:8000", 200),
+            ("127.0.0.1", "evil.example", 421),
+            ("0.0.0.0", "evil.example", 200),  # not a loopback bind: any Host
+        ]:
+            exchange = Request("POST", LIST, {**GOOD, "host": host})
+            exchange.scope["server"] = [bound, 8000]
+            await exchange.serve(asgi)
+            assert exchange.status == status
+
+    run(test)
+
+
+def test_long_header_values_are_checked_every_time_not_kept() -> None:
+    async def test() -> None:
+        asgi = http_app.app.asgi(stateless=True, allowed_origins=["*"])
+        assert (await request(asgi, "POST", LIST, GOOD)).status == 200
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        for number in range(10):  # each origin 100 kB, each allowed
+            origin = {"origin": f"http://localhost:{number}/" + "x" * 100_000}
+            assert (await request(asgi, "POST", LIST, {**GOOD, **origin})).status == 200
+        gc.collect()
+        assert tracemalloc.get_traced_memory()[0] - before < 200_000  # not 1 MB of origins
+
+    tracemalloc.start()
+    try:
+        run(test)
+    finally:
+        tracemalloc.stop()

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -57,3 +61,98 @@ def test_an_http_app_in_someone_elses_process_leaves_its_heap_alone() -> None:
         for _ in range(3):  # the warm-up's steps: one loop turn per definition, then one more
             assert post(port, CALL, HEADERS).json == frozen(False)
     assert gc.get_freeze_count() == 0
+
+
+AFTER_THE_FREEZE = """
+import asyncio, gc, json, sys, weakref
+from asgi_support import Request
+import http_app
+
+V = {"mcp-protocol-version": "2025-11-25"}
+HELLO = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c"}}
+INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": HELLO}
+
+async def main():
+    asgi = http_app.app.asgi(owns_process=True)
+    ids, sessions = [], []
+    for _ in range(5):
+        opened = Request("POST", INIT, V)
+        await opened.serve(asgi)
+        ids.append(opened.headers["mcp-session-id"])
+        sessions.append(weakref.ref(asgi.sessions.live[ids[-1]]))
+    listed = Request("POST", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                     {**V, "mcp-session-id": ids[0]})
+    await listed.serve(asgi)  # the warm-up starts: it ends in gc.freeze()
+    for _ in range(50):
+        await asyncio.sleep(0)
+    frozen = gc.get_freeze_count() > 0
+    for session_id in ids:
+        ended = Request("DELETE", None, {**V, "mcp-session-id": session_id})
+        await ended.serve(asgi)
+    gc.collect()
+    print(json.dumps([frozen, sum(ref() is not None for ref in sessions)]))
+
+asyncio.run(main())
+"""
+
+
+def test_sessions_open_when_the_heap_freezes_are_freed_when_they_end() -> None:
+    """A frozen object in a reference cycle is never collected: the sessions alive at the
+    freeze must end without one (in a process of their own: the freeze is for good)."""
+    assert run_alone(AFTER_THE_FREEZE) == [True, 0]  # frozen; none of the 5 sessions left
+
+
+def run_alone(script: str) -> Any:
+    """Run ``script`` in a process of its own (with the tests' helpers importable); what it
+    printed, as JSON."""
+    tests = Path(__file__).resolve().parent
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tests,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tests), str(tests.parent)])},
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+IN_FLIGHT_AT_THE_FREEZE = """
+import asyncio, gc, json, weakref
+from asgi_support import Request
+import http_app
+from mcpkit.transports.http import _exchange
+
+made = []
+plain_init = _exchange.Exchange.__init__
+def init(self, *args):
+    plain_init(self, *args)
+    made.append(weakref.ref(self))
+_exchange.Exchange.__init__ = init
+V = {"mcp-protocol-version": "2025-11-25"}
+
+def call(name, arguments):
+    params = {"name": name, "arguments": arguments}
+    return Request("POST", {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}, V)
+
+async def main():
+    asgi = http_app.app.asgi(stateless=True, json_response=True, owns_process=True)
+    slow = [asyncio.ensure_future(call("slow", {"seconds": 0.3}).serve(asgi)) for _ in range(8)]
+    await asyncio.sleep(0.05)  # 8 calls running, their disconnects watched
+    await Request("POST", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, V).serve(asgi)
+    for _ in range(50):
+        await asyncio.sleep(0)
+    frozen = gc.get_freeze_count() > 0
+    await asyncio.gather(*slow)
+    del slow
+    await asyncio.sleep(0.05)
+    gc.collect()
+    print(json.dumps([frozen, sum(ref() is not None for ref in made)]))
+
+asyncio.run(main())
+"""
+
+
+def test_requests_running_when_the_heap_freezes_are_freed_when_they_end() -> None:
+    assert run_alone(IN_FLIGHT_AT_THE_FREEZE) == [True, 0]  # frozen; no request left

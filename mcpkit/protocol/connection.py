@@ -132,8 +132,10 @@ class Connection:
         return self.version is not None and sse_priming(self.version)
 
     def close(self) -> None:
-        """Stop listening to the App (the connection is gone)."""
-        self._unsubscribe()
+        """Stop listening to the App (the connection is gone; once is enough). The unsubscribe
+        function holds this connection's listener: dropped, so no cycle outlives the session."""
+        unsubscribe, self._unsubscribe = self._unsubscribe, _not_listening
+        unsubscribe()
 
     def cancel(self, request_id: Any) -> None:
         """Cancel a running request; unknown ids, finished requests and values that are no id

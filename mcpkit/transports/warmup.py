@@ -151,7 +151,10 @@ def warm_up(
     ``mcpkit._collector.pause`` paused it. Its full collections walked the modules, pydantic and
     the definitions each time (~30,000 objects, 20-25 ms a time on a slow VM, every ~5,000
     calls of a flood); now they walk what requests made since. The price: a reference cycle
-    among those objects that becomes garbage later is never freed (none does while serving)."""
+    among those objects that becomes garbage later is never freed. The definitions live as long
+    as the process; a session or a request alive at that moment ends without one (HTTP
+    sessions hold their send weakly, a connection drops its listener when it closes, a
+    disconnect watch its watcher: ``tests/test_http_heap.py``)."""
     jsonrpc.serializer_in_use()  # pydantic brings what its first use imports: no point in waiting
     pending = deque(app.definitions())
     logger.debug(

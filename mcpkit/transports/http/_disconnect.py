@@ -4,7 +4,9 @@ stream is the cancellation)."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
+import threading
 from collections.abc import Coroutine
 from typing import Any
 
@@ -54,18 +56,22 @@ class _CloseWatch:
     """Cancels ``task`` when the client disconnects, from ``_WATCH_AFTER`` seconds on (when its
     loop's :class:`_Watches` starts it) until :meth:`stop`."""
 
-    __slots__ = ("gone", "http", "task", "watcher")
+    __slots__ = ("context", "gone", "http", "task", "watcher")
 
     def __init__(self, http: Exchange, task: asyncio.Task[Any]) -> None:
         self.http: Exchange | None = http
         self.task: asyncio.Task[Any] | None = task
+        self.context: contextvars.Context | None = contextvars.copy_context()  # the request's
         self.gone = False
         self.watcher: asyncio.Task[None] | None = None
         _watches_of(task.get_loop()).add(self)
 
     def start(self) -> None:
-        if self.http is not None and self.task is not None:  # the call still runs
-            self.watcher = asyncio.ensure_future(self._watch(self.http, self.task))
+        """Start the watcher, in the request's context (its receive may read it), unless the
+        call is over."""
+        if self.http is not None and self.task is not None and self.context is not None:
+            watching = self._watch(self.http, self.task)
+            self.watcher = self.context.run(asyncio.ensure_future, watching)
 
     async def _watch(self, http: Exchange, task: asyncio.Task[Any]) -> None:
         try:
@@ -80,9 +86,10 @@ class _CloseWatch:
     def stop(self) -> None:
         """The call is over: no watcher from now on (until its sweep, the loop's
         :class:`_Watches` holds this shell, not the request)."""
-        self.http = self.task = None
-        if self.watcher is not None:
-            self.watcher.cancel()
+        self.http = self.task = self.context = None
+        watcher, self.watcher = self.watcher, None  # (its frame holds this watch: no cycle)
+        if watcher is not None:
+            watcher.cancel()
 
 
 class _Watches:
@@ -97,32 +104,32 @@ class _Watches:
         self.young: list[_CloseWatch] = []  # added since the last sweep
         self.aging: list[_CloseWatch] = []  # added before it: started at the next one
         self.armed = False
+        self.context = contextvars.Context()  # the sweeps run in no request's context
 
     def add(self, watch: _CloseWatch) -> None:
         self.young.append(watch)
         if not self.armed:
             self.armed = True
-            self.loop.call_later(_WATCH_AFTER, self._sweep)
+            self.loop.call_later(_WATCH_AFTER, self._sweep, context=self.context)
 
     def _sweep(self) -> None:
         due, self.aging, self.young = self.aging, self.young, []
+        self.armed = bool(self.aging)
+        if self.armed:  # (first: a watcher that fails to start leaves the next sweep armed)
+            self.loop.call_later(_WATCH_AFTER, self._sweep, context=self.context)
         for watch in due:
             watch.start()
-        self.armed = bool(self.aging)
-        if self.armed:
-            self.loop.call_later(_WATCH_AFTER, self._sweep)
 
 
-_current: _Watches | None = None  # the last loop's (a process serves from one loop, usually)
+_local = threading.local()  # each thread's loop's _Watches (a thread runs one loop at a time)
 
 
 def _watches_of(loop: asyncio.AbstractEventLoop) -> _Watches:
-    """``loop``'s :class:`_Watches`. Another loop's call makes new ones: the old ones still
-    sweep what they hold, on their own loop's timer."""
-    global _current
-    watches = _current
+    """``loop``'s :class:`_Watches`. A new loop in the thread makes new ones: the old ones
+    still sweep what they hold, on their own loop's timer."""
+    watches: _Watches | None = getattr(_local, "watches", None)
     if watches is None or watches.loop is not loop:
-        watches = _current = _Watches(loop)
+        watches = _local.watches = _Watches(loop)
     return watches
 
 

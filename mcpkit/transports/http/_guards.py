@@ -16,6 +16,7 @@ __all__ = ["Guards", "accepts"]
 _JSON_ONLY, _JSON_AND_SSE = (JSON,), (JSON, SSE)  # what a POST's Accept must allow
 _LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _PASSED = 256  # header combinations remembered as allowed (then forgotten all at once)
+_REMEMBERED_CHARACTERS = 512  # the longest combination remembered
 
 
 class Guards:
@@ -37,7 +38,8 @@ class Guards:
 
     def check_caller(self, http: Exchange) -> None:
         """:meth:`check_host`, then :meth:`check_origin` (remembered when both pass)."""
-        key = (http.scope.get("server"), http.header("host"), http.header("origin"))
+        server = http.scope.get("server")  # (ASGI allows a list: keyed by what is read of it)
+        key = (str(server[0]) if server else None, http.header("host"), http.header("origin"))
         if key not in self._passed:
             self.check_host(http)
             self.check_origin(http)
@@ -85,6 +87,8 @@ class Guards:
 
 
 def _remember(passed: dict[tuple[Any, ...], None], key: tuple[Any, ...]) -> None:
+    if sum(len(value) for value in key if value is not None) > _REMEMBERED_CHARACTERS:
+        return  # long values are checked each time, not kept
     if len(passed) >= _PASSED:  # many different values (a scan, an attack): start again
         passed.clear()
     passed[key] = None

@@ -7,7 +7,9 @@ import asyncio
 import logging
 import secrets
 import time
+import weakref
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcpkit.exceptions import InternalError, InvalidRequest
@@ -27,7 +29,7 @@ class HttpSession:
 
     def __init__(self, server: Server, owner: str | None, *, supports_requests: bool) -> None:
         self.session: Session = server.session(
-            self.push, transport="http", supports_requests=supports_requests
+            _pushing_to(self), transport="http", supports_requests=supports_requests
         )
         self.stream: asyncio.Queue[dict[str, Any] | None] | None = None
         self.owner = owner
@@ -46,6 +48,20 @@ class HttpSession:
         if self.stream is not None:
             self.stream.put_nowait(None)
         await self.session.cancel_all()  # also stops the session listening to the App
+
+
+def _pushing_to(live: HttpSession) -> Callable[[dict[str, Any]], Awaitable[None]]:
+    """The protocol session's ``send``: ``live.push``, held weakly. (Held strongly, the two
+    sessions would be a reference cycle, which only the collector frees: never, once a process
+    that only serves has frozen its heap with the session in it.)"""
+    push = weakref.WeakMethod(live.push)
+
+    async def send(message: dict[str, Any]) -> None:
+        method = push()
+        if method is not None:  # (else the session is gone, and so is its client)
+            await method(message)
+
+    return send
 
 
 class Sessions:

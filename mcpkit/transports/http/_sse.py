@@ -61,13 +61,6 @@ class Responder:
         self.stream: SseStream | None = None
         self.lock = asyncio.Lock()
 
-    @property
-    def send(self) -> Callable[[dict[str, Any]], Awaitable[None]] | None:
-        """The request's ``send``; ``None`` when its messages go nowhere (stateless JSON mode):
-        the session's own send then discards them, with no writer set for the request. (Not
-        stored: a bound method kept on ``self`` would make a reference cycle.)"""
-        return self.notify if self.sse or self.fallback is not None else None
-
     async def notify(self, message: dict[str, Any]) -> None:
         if not self.sse:
             if self.fallback is not None:

@@ -266,7 +266,7 @@ class HttpApp:
             out = Responder(
                 http, sse=not self.json_response, prime=session.primes, fallback=fallback
             )
-        call = session.handle(incoming.message, send=None if out is None else out.send)
+        call = session.handle(incoming.message, send=None if out is None else out.notify)
         if live is None:  # no session to carry on: closing the stream cancels the call
             response = await unless_closed(http, call)
             if response is CLOSED:
