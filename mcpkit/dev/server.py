@@ -168,8 +168,7 @@ class DevServer:
             await self.mcp(scope, receive, send)
             return
         try:
-            self.guards.check_host(http)
-            self.guards.check_origin(http)
+            self.guards.check_caller(http)
             await self._route(http)
         except HttpError as error:
             await http.json(error.status, error.response(), error.headers)
