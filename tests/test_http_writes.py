@@ -84,6 +84,28 @@ def test_a_streamed_response_is_held_back_one_turn_of_the_loop_at_most() -> None
     ]
 
 
+def test_the_streams_of_many_connections_leave_together_at_the_next_turn() -> None:
+    async def scenario() -> tuple[list[Any], list[Any]]:
+        sent: list[Any] = []  # every connection's writes, in the order they reached a socket
+        connections = [held() for _ in range(4)]
+        for _, transport, _ in connections:
+            transport.log = sent
+        for index in (2, 0, 1):
+            connections[index][0].write(b"part %d" % index)
+        answered, _, protocol = connections[3]  # one answered in this turn: leaves at once
+        answered.write(HEAD)
+        assert protocol.cycle is not None
+        protocol.cycle.response_complete = True
+        answered.write(b"{}")
+        before = list(sent)
+        await asyncio.sleep(0)
+        return before, sent
+
+    before, after = asyncio.run(scenario())
+    assert before == [HEAD + b"{}"]
+    assert after == [HEAD + b"{}", b"part 2", b"part 0", b"part 1"]
+
+
 def test_what_is_held_goes_out_before_the_connection_closes_or_ends_its_writes() -> None:
     async def scenario() -> tuple[list[Any], list[Any]]:
         closing, closed, _ = held()

@@ -6,12 +6,16 @@ the head, one for the body). :class:`HeldWrites` stands between uvicorn's protoc
 connection's transport: what the protocol writes is held until its response is complete (then
 it leaves at once, in one ``send``) or until the loop's next turn, whichever comes first, so a
 streamed response (SSE) is never held back longer than a turn of the loop. The bytes on the
-wire are the same; only how many system calls carry them changes.
+wire are the same; only how many system calls carry them changes. The next-turn flush is one
+callback per loop and turn for every connection holding writes (:class:`_NextTurn`), not one
+per response.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import threading
 from typing import Any
 
 __all__ = ["HeldWrites"]
@@ -25,12 +29,13 @@ class HeldWrites:
         self._protocol = protocol
         self._held: list[bytes] = []
         self._loop = asyncio.get_running_loop()
+        self._next_turn = _next_turn_of(self._loop)
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         held = self._held
         if data:
             if not held:
-                self._loop.call_soon(self.flush)  # at the latest at the loop's next turn
+                self._next_turn.add(self)  # flushed at the latest at the loop's next turn
             held.append(bytes(data))
         cycle = getattr(self._protocol, "cycle", None)
         if held and (cycle is None or cycle.response_complete):
@@ -60,3 +65,33 @@ class HeldWrites:
 
     def __getattr__(self, name: str) -> Any:  # everything else is the transport's own
         return getattr(self._transport, name)
+
+
+class _NextTurn:
+    """The connections of one loop that hold writes, flushed together at its next turn."""
+
+    def __init__(self) -> None:
+        self.holding: list[HeldWrites] = []
+        self.context = contextvars.Context()  # the flush runs in no request's context
+
+    def add(self, writes: HeldWrites) -> None:
+        if not self.holding:
+            writes._loop.call_soon(self.flush, context=self.context)
+        self.holding.append(writes)
+
+    def flush(self) -> None:
+        holding, self.holding = self.holding, []
+        for writes in holding:
+            writes.flush()  # (most answered in the turn they began: nothing left)
+
+
+_local = threading.local()  # this thread's loop and its _NextTurn (one loop at a time)
+
+
+def _next_turn_of(loop: asyncio.AbstractEventLoop) -> _NextTurn:
+    """``loop``'s :class:`_NextTurn` (looked up once per connection). A new loop in the thread
+    gets a new one; connections of the old loop keep theirs."""
+    slot: tuple[asyncio.AbstractEventLoop, _NextTurn] | None = getattr(_local, "slot", None)
+    if slot is None or slot[0] is not loop:
+        slot = _local.slot = (loop, _NextTurn())
+    return slot[1]
