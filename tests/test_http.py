@@ -31,6 +31,7 @@ from http_support import (
 from mcpkit import App
 from mcpkit.exceptions import ClientCapabilityError
 from mcpkit.transports.http import HttpApp
+from mcpkit.transports.http._exchange import Exchange
 
 
 @pytest.fixture(scope="module")
@@ -563,3 +564,26 @@ def _read_all(sock: socket.socket) -> bytes:
     while chunk := sock.recv(65536):
         data += chunk
     return data
+
+
+def test_header_names_are_read_in_any_case_however_many_names_clients_make_up() -> None:
+    """What handlers read as ``ctx.headers``: names in lower case, repeated ones in order,
+    also past the few names kept once read (made up per request here)."""
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.disconnect"}
+
+    async def send(message: Any) -> None:
+        pass
+
+    long_name = b"X-" + b"Long" * 20
+    for number in range(300):
+        made_up = b"X-Made-Up-%d" % number
+        raw = [(made_up, b"a"), (b"CONTENT-TYPE", b"text/plain"), (made_up.lower(), b"b")]
+        raw.append((long_name, b"%d" % number))
+        exchange = Exchange({"type": "http", "headers": raw}, receive, send)
+        assert exchange.headers == {
+            made_up.decode().lower(): ["a", "b"],
+            "content-type": ["text/plain"],
+            long_name.decode().lower(): [str(number)],
+        }

@@ -67,14 +67,14 @@ class Exchange:
         self.scope = scope
         self.receive = receive
         self._send = send
-        self.headers: dict[str, list[str]] = {}
+        headers: dict[str, list[str]] = {}
+        self.headers = headers
         for raw_name, raw_value in scope.get("headers", ()):
-            name = raw_name.decode("latin-1").lower()
-            values = self.headers.get(name)
-            if values is None:
-                self.headers[name] = [raw_value.decode("latin-1")]
+            name = _NAMES.get(raw_name) or _name(raw_name)
+            if name in headers:
+                headers[name].append(raw_value.decode("latin-1"))
             else:
-                values.append(raw_value.decode("latin-1"))
+                headers[name] = [raw_value.decode("latin-1")]
         self.method = str(scope.get("method", "GET")).upper()
         path: str = scope.get("path", "/")
         root: str = scope.get("root_path", "")
@@ -114,8 +114,14 @@ class Exchange:
         if content_type is not None:
             raw.append(_CONTENT_TYPES.get(content_type) or (b"content-type", content_type.encode()))
         raw.append((b"content-length", b"%d" % len(body)))
-        await self.send({"type": "http.response.start", "status": status, "headers": raw})
-        await self.send({"type": "http.response.body", "body": body})
+        self.started = True  # (what send() does, for both messages)
+        if self.closed:
+            return
+        try:
+            await self._send({"type": "http.response.start", "status": status, "headers": raw})
+            await self._send({"type": "http.response.body", "body": body})
+        except OSError:  # the client is gone; nothing more can reach it
+            self.closed = True
 
     async def json(
         self, status: int, payload: Any, headers: Iterable[tuple[str, str]] = ()
@@ -151,6 +157,18 @@ class Exchange:
         """Return when the client closes the connection (after the body was read)."""
         while (await self.receive())["type"] != "http.disconnect":
             pass
+
+
+_NAMES: dict[bytes, str] = {}  # header names as sent -> as read (most requests repeat them)
+
+
+def _name(raw: bytes) -> str:
+    name = raw.decode("latin-1").lower()
+    if len(raw) <= 64:  # (a long one is read each time)
+        if len(_NAMES) >= 256:  # a client making up names: start again, never grow past this
+            _NAMES.clear()
+        _NAMES[raw] = name
+    return name
 
 
 def _too_large(limit: int) -> HttpError:
