@@ -146,6 +146,11 @@ class Connection:
             self._cancelled.add(request_id)
             task.cancel()
 
+    @property
+    def running(self) -> int:
+        """How many of this connection's requests are running."""
+        return len(self._running)
+
     async def cancel_all(self) -> None:
         """Cancel every running request (the connection is closing) and wait for them."""
         self.close()

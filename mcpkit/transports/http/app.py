@@ -161,13 +161,8 @@ class HttpApp:
                 await http.json(500, Refused(InternalError()).response())
 
     async def _route(self, http: Exchange) -> None:
-        if http.path in self.metadata_paths:
-            assert self.auth is not None
-            scopes = {scope for item in self.app.definitions() for scope in item.access.scopes}
-            await serve_metadata(self.auth, http, self.path, scopes)
-            return
         if http.path != self.path:
-            await http.respond(404, b"Not Found", content_type="text/plain")
+            await self._elsewhere(http)
             return
         self.guards.check_caller(http)
         if not self._started:
@@ -176,17 +171,23 @@ class HttpApp:
         if self.auth is not None:
             principal = await authenticate(self.auth, http, self.path)
         with self.server.acting_for(principal, http.headers):
-            await self._endpoint(http)
+            if http.method == "POST":
+                await self._post(http)
+            elif http.method == "GET":
+                await self._get(http)
+            elif http.method == "DELETE":
+                await self._delete(http)
+            else:
+                raise self._not_allowed(http.method)
 
-    async def _endpoint(self, http: Exchange) -> None:
-        if http.method == "POST":
-            await self._post(http)
-        elif http.method == "GET":
-            await self._get(http)
-        elif http.method == "DELETE":
-            await self._delete(http)
+    async def _elsewhere(self, http: Exchange) -> None:
+        """A path other than the endpoint's: the auth metadata, else 404."""
+        if http.path in self.metadata_paths:
+            assert self.auth is not None
+            scopes = {scope for item in self.app.definitions() for scope in item.access.scopes}
+            await serve_metadata(self.auth, http, self.path, scopes)
         else:
-            raise self._not_allowed(http.method)
+            await http.respond(404, b"Not Found", content_type="text/plain")
 
     def _not_allowed(self, method: str) -> HttpError:
         allow = "POST" if self.stateless else "GET, POST, DELETE"
@@ -216,8 +217,9 @@ class HttpApp:
         incoming.check_batch(session.version)
         try:
             await self._answer(http, session, incoming, stateless_era=incoming.stateless)
-        finally:
-            await session.cancel_all()  # cancels the call if the client left; ends the session
+        finally:  # (it never listened to the App: with nothing running, nothing to end)
+            if session.running:  # a batch's members, when this request was cancelled
+                await session.cancel_all()
 
     async def _post_session(self, http: Exchange, incoming: Incoming) -> None:
         live = self._live(http, incoming.request_id)
