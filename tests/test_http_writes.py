@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from mcpkit.transports.http._writes import HeldWrites
 
 HEAD = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n"
@@ -104,6 +106,25 @@ def test_the_streams_of_many_connections_leave_together_at_the_next_turn() -> No
     before, after = asyncio.run(scenario())
     assert before == [HEAD + b"{}"]
     assert after == [HEAD + b"{}", b"part 2", b"part 0", b"part 1"]
+
+
+def test_a_connection_whose_write_fails_holds_up_no_other(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Failing(Transport):
+        def write(self, data: bytes) -> None:
+            raise RuntimeError("Cannot call write() after write_eof()")
+
+    async def scenario() -> list[Any]:
+        failing = HeldWrites(Failing(), Protocol())  # type: ignore[arg-type]
+        failing.write(b"lost")
+        writes, transport, _ = held()
+        writes.write(b"part")
+        await asyncio.sleep(0)
+        return transport.log
+
+    assert asyncio.run(scenario()) == [b"part"]
+    assert [record.getMessage() for record in caplog.records] == ["a held response write failed"]
 
 
 def test_what_is_held_goes_out_before_the_connection_closes_or_ends_its_writes() -> None:

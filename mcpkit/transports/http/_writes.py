@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import logging
 import threading
 from typing import Any
 
 __all__ = ["HeldWrites"]
+
+logger = logging.getLogger("mcpkit.http")
 
 
 class HeldWrites:
@@ -82,7 +85,10 @@ class _NextTurn:
     def flush(self) -> None:
         holding, self.holding = self.holding, []
         for writes in holding:
-            writes.flush()  # (most answered in the turn they began: nothing left)
+            try:
+                writes.flush()  # (most answered in the turn they began: nothing left)
+            except Exception:  # one connection's failure is not the others'
+                logger.exception("a held response write failed")
 
 
 _local = threading.local()  # this thread's loop and its _NextTurn (one loop at a time)
