@@ -6,12 +6,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 from collections.abc import Coroutine
 from typing import Any
 
 import pytest
 
 from mcpkit import App
+from mcpkit.protocol.connection import discard
+from mcpkit.protocol.server import Server, Session
 from mcpkit.testing import Client
 from mcpkit.transports.stdio import serve_stdio
 
@@ -286,3 +289,55 @@ def test_a_batch_over_stdio_counts_each_member_against_max_in_flight() -> None:
     batch, single = (first, second) if isinstance(first, list) else (second, first)
     answers = [*batch, single]
     assert sorted((a["id"], text(a)) for a in answers) == [(i, f"slow {i}") for i in range(1, 7)]
+
+
+def test_a_session_used_from_another_loop_cancels_its_own_request_only() -> None:
+    """A session made on one loop (thread A) and used on another (thread B) while A runs a task
+    of its own: cancelling B's request cancels that request, never A's task."""
+    app = App("loops", version="1.0.0")
+    started = threading.Event()
+
+    @app.tool
+    async def slow() -> str:
+        started.set()
+        await asyncio.sleep(0.5)
+        return "slept"
+
+    server = Server(app)
+    loop_a = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop_a.run_forever, daemon=True)
+    thread.start()
+
+    async def make() -> Session:
+        return server.session(discard, transport="memory")
+
+    session = asyncio.run_coroutine_threadsafe(make(), loop_a).result()
+    release = threading.Event()
+
+    async def busy() -> None:  # loop A's own task, running while B's request does
+        release.wait(5)
+
+    blocker = asyncio.run_coroutine_threadsafe(busy(), loop_a)
+
+    async def on_loop_b() -> Any:
+        init = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        await session.handle({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+        params = {"name": "slow", "arguments": {}}
+        call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
+        answering = asyncio.ensure_future(session.handle(call))
+        await asyncio.get_running_loop().run_in_executor(None, started.wait, 5)
+        session.cancel(7)  # what notifications/cancelled for request 7 does
+        try:
+            return await answering
+        finally:
+            release.set()
+
+    try:
+        response = asyncio.run(on_loop_b())
+    finally:
+        release.set()
+        blocker.result(5)  # raises CancelledError if A's task was cancelled instead
+        loop_a.call_soon_threadsafe(loop_a.stop)
+        thread.join(5)
+        loop_a.close()
+    assert response is None  # cancelled by the client: no answer

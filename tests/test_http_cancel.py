@@ -9,6 +9,7 @@ task or pending cancellation is left behind.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import json
 import sys
@@ -294,3 +295,54 @@ def test_requests_without_a_current_task_are_still_served() -> None:
         assert json.loads(exchange.sent[1]["body"])["result"]["structuredContent"] == {"result": 5}
 
     run(test)
+
+
+def test_no_member_of_a_cancelled_stateless_batch_starts_after_its_request_returned() -> None:
+    """A 2025-03-26 batch outside a session, 64 members at a time: when the client hangs up,
+    members that swallow their cancellation must not go on starting the rest of the batch."""
+
+    async def scenario() -> tuple[int, int, int]:
+        app = App("batch-cancel", version="1.0.0")
+        started = asyncio.Event()
+        counted = 0
+
+        @app.tool
+        async def slow() -> str:
+            """Cancelled like most calls."""
+            started.set()
+            await asyncio.sleep(30)
+            return "slept"
+
+        @app.tool
+        async def stubborn() -> str:
+            """Swallows its cancellation."""
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(30)
+            return "ignored"
+
+        @app.tool
+        async def count() -> int:
+            nonlocal counted
+            counted += 1
+            return counted
+
+        def member(request_id: int, name: str) -> dict[str, Any]:
+            params = {"name": name, "arguments": {}}
+            return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+        batch = [member(0, "slow")] + [member(i, "stubborn") for i in range(1, 64)]
+        batch += [member(i, "count") for i in range(64, 1000)]
+        asgi = app.asgi(stateless=True, json_response=True)
+        request = Request("POST", batch, {"mcp-protocol-version": "2025-03-26"})
+        serving = asyncio.ensure_future(request.serve(asgi))
+        await asyncio.wait_for(started.wait(), TIMEOUT)
+        await asyncio.sleep(0.05)  # every stubborn member waits; the disconnect is watched
+        request.close()  # the client hangs up
+        await asyncio.wait_for(serving, TIMEOUT)
+        at_return = counted
+        await asyncio.sleep(0.2)
+        return at_return, counted, len(request.sent)
+
+    at_return, later, sent = asyncio.run(scenario())
+    assert sent == 0  # nobody left to answer
+    assert later == at_return, f"{later - at_return} members started after the request returned"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcpkit._elicitation import require_mode
@@ -146,21 +146,22 @@ class Connection:
             self._cancelled.add(request_id)
             task.cancel()
 
-    @property
-    def running(self) -> int:
-        """How many of this connection's requests are running."""
-        return len(self._running)
-
-    async def cancel_all(self) -> None:
-        """Cancel every running request (the connection is closing) and wait for them."""
+    def end(self) -> Awaitable[Any] | None:
+        """Start nothing more (a batch starts no further member), stop listening to the App and
+        cancel every running request; what to await for them, or ``None`` when none ran."""
         self.close()
         self._closing = True
         tasks = list(self._running.values())
         for request_id, task in list(self._running.items()):
             self._cancelled.add(request_id)
             task.cancel()
-        if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+        return asyncio.gather(*tasks, return_exceptions=True) if tasks else None
+
+    async def cancel_all(self) -> None:
+        """Cancel every running request (the connection is closing) and wait for them."""
+        waiting = self.end()
+        if waiting is not None:
+            await waiting
 
 
 async def discard(message: dict[str, Any]) -> None:

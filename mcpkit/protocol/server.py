@@ -336,8 +336,8 @@ class Session(Connection):
     # -------------------------------------------------------------------- requests
 
     async def _request(self, request: Request) -> dict[str, Any] | None:
-        task = asyncio.current_task(self._loop) or asyncio.current_task()  # (the first makes no
-        if task is not None:  # system call; the second for a session moved to another loop)
+        task = asyncio.current_task()
+        if task is not None:
             self._running[request.id] = task
         try:
             params = request.params if request.params is not None else {}

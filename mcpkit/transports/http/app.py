@@ -217,9 +217,10 @@ class HttpApp:
         incoming.check_batch(session.version)
         try:
             await self._answer(http, session, incoming, stateless_era=incoming.stateless)
-        finally:  # (it never listened to the App: with nothing running, nothing to end)
-            if session.running:  # a batch's members, when this request was cancelled
-                await session.cancel_all()
+        finally:  # a batch's members still running if this request was cancelled
+            waiting = session.end()
+            if waiting is not None:
+                await waiting
 
     async def _post_session(self, http: Exchange, incoming: Incoming) -> None:
         live = self._live(http, incoming.request_id)
