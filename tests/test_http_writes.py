@@ -4,6 +4,7 @@ held back past the loop's next turn."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 import pytest
@@ -157,3 +158,22 @@ def test_everything_else_is_the_transports_own() -> None:
         return writes.get_extra_info("peername")
 
     assert asyncio.run(scenario()) == ("127.0.0.1", 5555)
+
+
+def test_each_loop_has_its_own_next_turn_flush_in_one_thread_after_another_and_at_once() -> None:
+    """Connections of two loops run one after the other in this thread, and of a third loop
+    running meanwhile in another thread: each loop's streams leave at that loop's next turn."""
+
+    async def scenario() -> list[Any]:
+        writes, transport, _ = held()
+        writes.write(b"part")
+        await asyncio.sleep(0)
+        return transport.log
+
+    other: list[list[Any]] = []
+    thread = threading.Thread(target=lambda: other.append(asyncio.run(scenario())))
+    thread.start()
+    assert asyncio.run(scenario()) == [b"part"]
+    assert asyncio.run(scenario()) == [b"part"]
+    thread.join(5)
+    assert other == [[b"part"]]

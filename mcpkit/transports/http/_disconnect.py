@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import threading
 from collections.abc import Coroutine
 from typing import Any
 
 from mcpkit.transports.http._exchange import Exchange
+from mcpkit.transports.http._loop_local import LoopLocal
 
 __all__ = ["CLOSED", "unless_closed"]
 
@@ -64,7 +64,7 @@ class _CloseWatch:
         self.context: contextvars.Context | None = contextvars.copy_context()  # the request's
         self.gone = False
         self.watcher: asyncio.Task[None] | None = None
-        _watches_of(task.get_loop()).add(self)
+        _watches.get(task.get_loop()).add(self)
 
     def start(self) -> None:
         """Start the watcher, in the request's context (its receive may read it), unless the
@@ -121,16 +121,7 @@ class _Watches:
             watch.start()
 
 
-_local = threading.local()  # each thread's loop's _Watches (a thread runs one loop at a time)
-
-
-def _watches_of(loop: asyncio.AbstractEventLoop) -> _Watches:
-    """``loop``'s :class:`_Watches`. A new loop in the thread makes new ones: the old ones
-    still sweep what they hold, on their own loop's timer."""
-    watches: _Watches | None = getattr(_local, "watches", None)
-    if watches is None or watches.loop is not loop:
-        watches = _local.watches = _Watches(loop)
-    return watches
+_watches = LoopLocal(_Watches)  # each loop's; the old ones still sweep on their own timer
 
 
 def _withdraw_cancel(task: asyncio.Task[Any]) -> bool:

@@ -16,8 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import threading
 from typing import Any
+
+from mcpkit.transports.http._loop_local import LoopLocal
 
 __all__ = ["HeldWrites"]
 
@@ -32,7 +33,7 @@ class HeldWrites:
         self._protocol = protocol
         self._held: list[bytes] = []
         self._loop = asyncio.get_running_loop()
-        self._next_turn = _next_turn_of(self._loop)
+        self._next_turn = _next_turns.get(self._loop)
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         held = self._held
@@ -91,13 +92,4 @@ class _NextTurn:
                 logger.exception("a held response write failed")
 
 
-_local = threading.local()  # this thread's loop and its _NextTurn (one loop at a time)
-
-
-def _next_turn_of(loop: asyncio.AbstractEventLoop) -> _NextTurn:
-    """``loop``'s :class:`_NextTurn` (looked up once per connection). A new loop in the thread
-    gets a new one; connections of the old loop keep theirs."""
-    slot: tuple[asyncio.AbstractEventLoop, _NextTurn] | None = getattr(_local, "slot", None)
-    if slot is None or slot[0] is not loop:
-        slot = _local.slot = (loop, _NextTurn())
-    return slot[1]
+_next_turns = LoopLocal(lambda loop: _NextTurn())  # looked up once per connection
