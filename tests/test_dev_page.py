@@ -353,8 +353,11 @@ def test_a_missing_chromium_skips_except_under_ci(
     import browser_support
 
     monkeypatch.setattr(browser_support, "CHROMIUM", tmp_path / "chromium")
+    # (whether this machine has a chromedriver must not change the message)
+    monkeypatch.setattr(browser_support, "CHROMEDRIVER", tmp_path / "chromedriver")
     monkeypatch.setenv("CI", ci)
     with pytest.raises(outcome) as raised:
         require_chromium()
-    reason = f"{tmp_path / 'chromium'} missing (apt-get install chromium chromium-driver)"
+    missing = f"{tmp_path / 'chromium'} and {tmp_path / 'chromedriver'}"
+    reason = f"{missing} missing (apt-get install chromium chromium-driver)"
     assert str(raised.value) == (f"{reason}; CI=true requires it" if ci else reason)
