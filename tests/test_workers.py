@@ -592,3 +592,87 @@ def test_the_jobs_a_busy_loop_queues_in_one_turn_wake_a_worker_at_its_next_turn(
     assert results == [0, 1, 2]
     assert seen == []
     assert ran_after == [0, 1, 2]
+
+
+def _nap() -> int:
+    """A quick job that lets go of the GIL (for 0.2 ms)."""
+    time.sleep(0.0002)
+    return threading.get_ident()
+
+
+def test_the_jobs_queued_behind_a_quick_function_run_after_it_on_its_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Its last QUICK_RUNS runs were quick: the worker woken for the four jobs of a turn runs
+    # them one after the other, and wakes no other thread for them (one that was woken would
+    # take a job the moment the first lets go of the GIL).
+    monkeypatch.setattr(_workers, "RECHECK", 30.0)  # no second look, even on a slow machine
+
+    async def scenario() -> list[int]:
+        loop = asyncio.get_running_loop()
+        workers = Workers(max_threads=4)
+        workers.busy(loop, True)  # every job through the pool, none waited for in place
+        for _ in range(_workers.QUICK_RUNS):  # four threads (the first turn), then idle
+            await asyncio.gather(*(workers.run(_nap) for _ in range(4)))
+        threads: list[int] = await asyncio.gather(*(workers.run(_nap) for _ in range(4)))
+        return threads
+
+    assert len(set(asyncio.run(scenario()))) == 1
+
+
+def test_a_quick_function_that_blocks_does_not_hold_up_the_jobs_queued_behind_it() -> None:
+    # Quick so far, so the worker that takes its job leaves the next one queued; this time the
+    # job blocks until the one behind it has run: the loop's second look (RECHECK seconds
+    # later) wakes another worker for it.
+    release = threading.Event()
+
+    def step(wait: bool) -> str:
+        if not wait:
+            release.set()
+            return "set"
+        return "released" if release.wait(10) else "stuck"
+
+    async def scenario() -> tuple[list[str], float]:
+        loop = asyncio.get_running_loop()
+        workers = Workers(max_threads=4)
+        workers.busy(loop, True)
+        for _ in range(_workers.QUICK_RUNS):  # two threads, and the function quick
+            await asyncio.gather(*(workers.run(step, wait=False) for _ in range(2)))
+        release.clear()
+        started = time.perf_counter()
+        done = await asyncio.gather(workers.run(step, wait=True), workers.run(step, wait=False))
+        return list(done), time.perf_counter() - started
+
+    done, elapsed = asyncio.run(scenario())
+    assert done == ["released", "set"]
+    assert elapsed < 5
+
+
+def test_a_function_slow_once_wakes_a_thread_for_the_jobs_behind_it_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # One run over QUICK and the function is no longer quick: the jobs behind its next job get
+    # their own threads at once (no waiting for the loop's second look).
+    monkeypatch.setattr(_workers, "RECHECK", 30.0)
+    barrier = threading.Barrier(2)
+
+    def step(how: str) -> str:
+        if how == "together":  # returns only once two threads run it at the same time
+            barrier.wait(10)
+        elif how == "slow":
+            time.sleep(2 * _workers.QUICK)
+        return how
+
+    async def scenario() -> list[str]:
+        loop = asyncio.get_running_loop()
+        workers = Workers(max_threads=4)
+        workers.busy(loop, True)
+        for _ in range(_workers.QUICK_RUNS):  # two threads, and the function quick
+            await asyncio.gather(*(workers.run(step, how="quick") for _ in range(2)))
+        await workers.run(step, how="slow")
+        together: list[str] = await asyncio.gather(
+            *(workers.run(step, how="together") for _ in range(2))
+        )
+        return together
+
+    assert asyncio.run(scenario()) == ["together", "together"]
