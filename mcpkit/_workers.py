@@ -82,6 +82,7 @@ __all__ = ["Workers"]
 logger = logging.getLogger("mcpkit.workers")
 
 WAIT_HERE = 0.0002  # seconds the loop thread may wait in place for a worker's result
+YIELD_HERE = 0.00005  # of which it yields its CPU to the express thread beside it
 SKIP_AFTER_MISS = 64  # calls of a function not waited for in place after it missed
 QUICK = 0.001  # seconds: a job this short starts the jobs queued behind it soon enough itself
 QUICK_RUNS = 16  # runs in a row shorter than QUICK that make a function quick
@@ -95,6 +96,7 @@ def _waits_in_place(loop: asyncio.AbstractEventLoop) -> bool:
 
 
 # What a job's result does once it is ready (changed only under Workers._lock).
+_NOWHERE = -2  # the express thread's CPU when it cannot be pinned (_speedups.NOWHERE)
 _TO_OUTBOX = 0  # settle the job's future through its loop's outbox
 _TO_WAITER = 1  # the loop thread is waiting in place: hand the outcome over directly
 _HANDED = 2  # handed over
@@ -181,8 +183,8 @@ class Workers:
             job.done.acquire()
             express = self._take_express()
             if express is not None:
-                express.give(job)
-                return await self._wait_here(fn, job, loop)
+                beside = express.give(job)
+                return await self._wait_here(fn, job, loop, beside)
         else:
             job.future = loop.create_future()
         # A thread is promised to the job before it is queued: when none can start, the caller
@@ -192,7 +194,7 @@ class Workers:
             # No idle worker: the job waits its turn, so do not hold up the loop for it.
             here = not self._to_outbox(job, loop)
         if here:
-            return await self._wait_here(fn, job, loop)
+            return await self._wait_here(fn, job, loop, False)
         assert job.future is not None
         return await job.future
 
@@ -219,8 +221,12 @@ class Workers:
         return False
 
     async def _wait_here(
-        self, fn: Callable[..., Any], job: _Job, loop: asyncio.AbstractEventLoop
+        self, fn: Callable[..., Any], job: _Job, loop: asyncio.AbstractEventLoop, yields: bool
     ) -> Any:
+        if yields:  # the express thread is on this CPU: give it the CPU rather than sleep
+            until = time.perf_counter() + YIELD_HERE
+            while job.route == _TO_WAITER and time.perf_counter() < until:
+                os.sched_yield()  # (lets go of the GIL)
         try:
             job.done.acquire(timeout=WAIT_HERE)
         finally:  # also when a signal handler raised: the outbox then settles the future
@@ -390,10 +396,12 @@ class _Express:
         self.idle = False  # changed under the workers' lock
         self._job: _Job | None = None
         self._fd = os.eventfd(0, os.EFD_CLOEXEC)
+        self._cpu = -1 if _speedups is not None else _NOWHERE  # where it was pinned last
         try:
             thread = threading.Thread(target=self._work, args=(workers,), daemon=True)
             thread.name = "mcpkit-worker-express"
             thread.start()
+            self._native_id = thread.native_id or 0  # (set once started)
         except BaseException:
             os.close(self._fd)
             raise
@@ -402,10 +410,14 @@ class _Express:
         """Under the workers' lock: idle again (it takes no queued jobs)."""
         self.idle = True
 
-    def give(self, job: _Job) -> None:
-        """Run ``job`` (the thread was promised to it: idle is False)."""
+    def give(self, job: _Job) -> bool:
+        """Run ``job`` (the thread was promised to it: idle is False); True if the thread runs
+        on the caller's CPU (see :func:`mcpkit._speedups.beside_me`)."""
         self._job = job
+        if self._cpu != _NOWHERE:
+            self._cpu = _speedups.beside_me(self._native_id, self._cpu)
         os.eventfd_write(self._fd, 1)  # lets go of the GIL: the thread takes it at once
+        return self._cpu >= 0
 
     def _work(self, workers: Workers) -> None:
         while True:
