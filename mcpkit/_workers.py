@@ -82,7 +82,7 @@ __all__ = ["Workers"]
 logger = logging.getLogger("mcpkit.workers")
 
 WAIT_HERE = 0.0002  # seconds the loop thread may wait in place for a worker's result
-YIELD_HERE = 0.00005  # of which it yields its CPU to the express thread beside it
+YIELD_HERE = 0.00005  # seconds it first lends its CPU to the express thread beside it
 SKIP_AFTER_MISS = 64  # calls of a function not waited for in place after it missed
 QUICK = 0.001  # seconds: a job this short starts the jobs queued behind it soon enough itself
 QUICK_RUNS = 16  # runs in a row shorter than QUICK that make a function quick
@@ -223,11 +223,11 @@ class Workers:
     async def _wait_here(
         self, fn: Callable[..., Any], job: _Job, loop: asyncio.AbstractEventLoop, yields: bool
     ) -> Any:
-        if yields:  # the express thread is on this CPU: give it the CPU rather than sleep
-            until = time.perf_counter() + YIELD_HERE
-            while job.route == _TO_WAITER and time.perf_counter() < until:
-                os.sched_yield()  # (lets go of the GIL)
         try:
+            if yields:  # the express thread is on this CPU: lend it the CPU rather than sleep
+                until = time.perf_counter() + YIELD_HERE
+                while job.route == _TO_WAITER and time.perf_counter() < until:
+                    os.sched_yield()  # (lets go of the GIL)
             job.done.acquire(timeout=WAIT_HERE)
         finally:  # also when a signal handler raised: the outbox then settles the future
             missed = self._to_outbox(job, loop)  # not in time: the result takes that path
