@@ -22,9 +22,6 @@ so a Python whose internals change loses the speed-up, not correctness.
   ``mcpkit._workers``: whether the loop has nothing to run, read from asyncio's ready queue
   (``loop._ready``) on asyncio's own loops only (``call_soon`` not overridden). Without them a
   sync tool's result always comes back through the loop's selector (as on uvloop).
-- :func:`beside_me`, for the worker hand-off's express thread: kept on the CPU of the loop
-  thread that hands it a job (libc's ``sched_getcpu``, via ``ctypes``); on a VM a wake-up on an
-  idle CPU takes ~50 us, on the same ~2 us. Without it the kernel places the thread.
 - :func:`small_reads`, for the stdio transport: asyncio's read pipe asks ``os.read`` for
   256 KiB (``max_size``) per read. A buffer that large is over glibc's ``mmap`` threshold, so
   every read maps, shrinks and unmaps one (three system calls and a page fault: ~18 us per
@@ -48,7 +45,6 @@ import collections
 import contextvars
 import importlib.machinery
 import importlib.util
-import os
 import sys
 import types
 from collections.abc import Coroutine, Generator
@@ -320,37 +316,6 @@ def idle(loop: asyncio.AbstractEventLoop) -> bool:
 def has_ready(loop: asyncio.AbstractEventLoop) -> bool:
     """Whether a loop :func:`plain_loop` accepted has callbacks ready to run."""
     return bool(getattr(loop, "_ready", None))
-
-
-# ------------------------------------------------------ the express thread beside the loop
-
-NOWHERE = -2  # what beside_me returns where it cannot pin (the caller stops asking)
-_getcpu: Any = None  # libc's sched_getcpu (through ctypes, loaded on first use), or False
-
-
-def beside_me(native_id: int, last: int) -> int:
-    """Pin thread ``native_id`` to the caller's CPU unless ``last`` (returned the time before) is
-    it; the CPU, or :data:`NOWHERE` (not Linux, no ``sched_getcpu``, a CPU set that refuses)."""
-    global _getcpu
-    if _getcpu is None:
-        _getcpu = False
-        if hasattr(os, "sched_setaffinity"):
-            try:
-                import ctypes  # (~3 ms, at the first sync call waited for in place)
-
-                _getcpu = ctypes.CDLL(None).sched_getcpu
-            except (ImportError, OSError, AttributeError):
-                pass
-    if _getcpu is False:
-        return NOWHERE
-    if (cpu := int(_getcpu())) < 0:
-        return NOWHERE
-    if cpu != last:
-        try:
-            os.sched_setaffinity(native_id, {cpu})
-        except OSError:
-            return NOWHERE
-    return cpu
 
 
 # ------------------------------------------------------------------- the read size of a pipe

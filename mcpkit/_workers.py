@@ -12,37 +12,35 @@ same, since a thread cannot be stopped; its result is dropped, with a debug line
 A job the loop thread is about to wait for goes to the *express* thread when it is idle, woken
 through a Linux ``eventfd``: ``os.eventfd_write`` lets go of the GIL before its system call, so
 the express thread finds the GIL free and runs the job at once, and the loop thread takes the
-GIL back after it. A lock or queue released by a thread holding the GIL (``SimpleQueue.put``)
-wakes a worker that must then wait for the GIL, and the two threads take turns with it: three
-context switches per call instead of one (about three times the hand-off's latency, measured).
+GIL back after it (a lock released by a thread holding the GIL wakes one that must then wait
+for it: three context switches per call instead of one). The express thread waits on the loop
+thread's CPU (:mod:`mcpkit._beside`), which the loop thread lends it rather than sleep.
 Every other job goes to the pool: there, handing the GIL over per job would stall a loop that
 has more to do (a flood of calls, many connections). Without ``os.eventfd`` (not Linux) there
 is no express thread.
 
-In the pool, jobs wait in a first-in first-out queue and idle workers on a stack, each asleep
-on its own lock: a job wakes the most recently idle worker, so the same few cache-warm threads
+In the pool, jobs wait in a first-in first-out queue and idle workers on a stack, each asleep on
+its own lock: a job wakes the most recently idle worker, so the same few cache-warm threads
 serve a stream of calls and the others stay asleep. A worker goes on the stack before its result
-goes out and takes the queue's next job before it sleeps, so a job queued while it is busy
-costs no wake-up. While one woken worker has not yet looked at the queue, more jobs wake nobody
-else: that worker wakes the next one when it finds more waiting (a flood wakes threads one at a
-time, as the busy ones drain the queue), unless the job it takes is a quick function's (its last
+goes out and takes the queue's next job before it sleeps, so a job queued while it is busy costs
+no wake-up. While one woken worker has not yet looked at the queue, more jobs wake nobody else:
+that worker wakes the next one when it finds more waiting (a flood wakes threads one at a time,
+as the busy ones drain the queue), unless the job it takes is a quick function's (its last
 ``QUICK_RUNS`` runs each took less than ``QUICK``): then it runs the others itself after it,
-sooner than a woken thread would get the GIL from the busy loop, and without the wake-up
-(each costs the loop thread about 10 us on a VM; at 16 HTTP connections this is 4-5% more
-requests per second). Should such a job block after all, the jobs behind it are not stuck: while
-more than one job waits, the loop looks at the queue again every ``RECHECK`` seconds and wakes
-a worker for them (the ids of functions are the keys: a new function under a freed one's id is
-taken for quick until its first slow run). A job the loop thread will not wait for wakes a worker at
-the loop's next turn, not at once: a woken worker cannot run before the loop thread lets go of
-the GIL anyway, and woken at once it took the GIL at the loop's next system call in the middle
-of its turn (a response's ``send``), once per job, each time a wake-up and a hand-back of the
-GIL. So the jobs a busy loop queues in one turn cost the loop thread one wake-up (over HTTP,
-0.77 context switches per request instead of 1.08 at 16 connections, 0.30 instead of 0.59 at
-64). The price: such a job starts a turn later. When the loop thread blocks in that turn (an
-async tool doing blocking I/O), the jobs queued before it wait until it is done; and a job
-queued in the turn that stops the loop runs only when that loop runs again (or when another
-loop wakes a worker), as nobody waits for it then. A job the loop waits for in place, or one
-that needs a new thread, starts at once.
+sooner than a woken thread would get the GIL from the busy loop, and with no wake-up (~10 us of
+the loop thread's on a VM). Should such a job block after all, the jobs behind it are not stuck:
+while jobs wait and a worker sleeps, the loop looks at the queue again every ``RECHECK`` seconds
+and wakes one (a new function under a freed one's id passes for quick until it is slow). A job
+the loop thread will not wait for wakes a worker at the loop's next turn, not at once: a woken
+worker cannot run before the loop thread lets go of the GIL anyway, and woken at once it took
+the GIL at the loop's next system call in the middle of its turn (a response's ``send``), once
+per job, each time a wake-up and a hand-back of the GIL. So the jobs a busy loop queues in one
+turn cost the loop thread one wake-up (over HTTP, 0.77 context switches per request instead of
+1.08 at 16 connections, 0.30 instead of 0.59 at 64). The price: such a job starts a turn later.
+When the loop thread blocks in that turn (an async tool doing blocking I/O), the jobs queued
+before it wait until it is done; and a job queued in the turn that stops the loop runs only when
+that loop runs again (or when another loop wakes a worker), as nobody waits for it then. A job
+the loop waits for in place, or one that needs a new thread, starts at once.
 
 When the loop has nothing else to run and a worker is idle, the loop thread waits for the
 result in place, for at most ``WAIT_HERE`` seconds, instead of going back to its selector
@@ -70,6 +68,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from mcpkit._beside import Beside
 from mcpkit._outbox import Outbox, settle_one
 
 try:
@@ -96,7 +95,6 @@ def _waits_in_place(loop: asyncio.AbstractEventLoop) -> bool:
 
 
 # What a job's result does once it is ready (changed only under Workers._lock).
-_NOWHERE = -2  # the express thread's CPU when it cannot be pinned (_speedups.NOWHERE)
 _TO_OUTBOX = 0  # settle the job's future through its loop's outbox
 _TO_WAITER = 1  # the loop thread is waiting in place: hand the outcome over directly
 _HANDED = 2  # handed over
@@ -279,16 +277,20 @@ class Workers:
         below zero while every thread is busy and jobs wait."""
         with self._lock:
             self._idle -= 1
-            if self._idle >= 0 or self._threads >= self._max:
+            queued = self._idle >= 0 or self._threads >= self._max
+            if queued:
                 self._queued.append(job)
-                if later is None:
-                    self._wake_one()
-                elif not job.outbox.wake_due:
+                idle = self._idle >= 0
+                if later is not None and not job.outbox.wake_due:
                     job.outbox.wake_due = True
                     later.call_soon(self._wake_queued, job.outbox)
-                return self._idle >= 0
-            self._threads += 1
-            self._idle += 1  # the new thread takes this job (or a thread freed meanwhile does)
+            else:
+                self._threads += 1
+                self._idle += 1  # the new thread takes this job (or one freed meanwhile does)
+        if queued:
+            if later is None:  # now, and again while it waits (a woken worker may have left
+                self._look(job.outbox, behind=0)  # it behind a quick job that then blocked)
+            return idle
         worker = _Worker()
         worker.wake.release()  # it looks at the queue first
         try:
@@ -322,7 +324,9 @@ class Workers:
         with self._lock:
             if self._queued:
                 self._wake_one()
-            waiting = len(self._queued) > behind
+            # (with no worker asleep, the busy ones take the queued jobs as they finish: a
+            # worker goes to sleep only when the queue is empty)
+            waiting = len(self._queued) > behind and bool(self._sleepers)
         if waiting and not outbox.recheck_due:
             outbox.recheck_due = True
             asyncio.get_running_loop().call_later(RECHECK, self._recheck, outbox)
@@ -396,12 +400,13 @@ class _Express:
         self.idle = False  # changed under the workers' lock
         self._job: _Job | None = None
         self._fd = os.eventfd(0, os.EFD_CLOEXEC)
-        self._cpu = -1 if _speedups is not None else _NOWHERE  # where it was pinned last
         try:
             thread = threading.Thread(target=self._work, args=(workers,), daemon=True)
             thread.name = "mcpkit-worker-express"
             thread.start()
-            self._native_id = thread.native_id or 0  # (set once started)
+            # (waits for a job on the CPU of the loop thread that gives it one; not without the
+            # speed-ups, whose absence must change nothing but speed)
+            self._beside = Beside(thread.native_id if _speedups is not None else None)
         except BaseException:
             os.close(self._fd)
             raise
@@ -411,21 +416,24 @@ class _Express:
         self.idle = True
 
     def give(self, job: _Job) -> bool:
-        """Run ``job`` (the thread was promised to it: idle is False); True if the thread runs
-        on the caller's CPU (see :func:`mcpkit._speedups.beside_me`)."""
+        """Run ``job`` (the thread was promised to it: idle is False); True if the thread waits
+        on the caller's CPU (see :mod:`mcpkit._beside`)."""
         self._job = job
-        if self._cpu != _NOWHERE:
-            self._cpu = _speedups.beside_me(self._native_id, self._cpu)
-        os.eventfd_write(self._fd, 1)  # lets go of the GIL: the thread takes it at once
-        return self._cpu >= 0
+        try:
+            beside = self._beside.follow()
+        finally:  # (whatever is raised there: the thread was promised, so it runs the job)
+            os.eventfd_write(self._fd, 1)  # lets go of the GIL: the thread takes it at once
+        return beside
 
     def _work(self, workers: Workers) -> None:
         while True:
             os.eventfd_read(self._fd)
+            self._beside.working()  # (a job's processes and threads never inherit the pin)
             job, self._job = self._job, None
             assert job is not None
             workers._do(job, self)  # (never another job: None)
             del job  # between jobs, hold nothing of the last one
+            self._beside.waiting()
 
 
 def _execute(call: Callable[[], Any]) -> tuple[bool, Any]:

@@ -608,6 +608,7 @@ def test_the_jobs_queued_behind_a_quick_function_run_after_it_on_its_thread(
     # them one after the other, and wakes no other thread for them (one that was woken would
     # take a job the moment the first lets go of the GIL).
     monkeypatch.setattr(_workers, "RECHECK", 30.0)  # no second look, even on a slow machine
+    monkeypatch.setattr(_workers, "QUICK", 1.0)  # (a loaded machine's 0.2 ms naps stay quick)
 
     async def scenario() -> list[int]:
         loop = asyncio.get_running_loop()
@@ -679,30 +680,76 @@ def test_a_function_slow_once_wakes_a_thread_for_the_jobs_behind_it_again(
     assert asyncio.run(scenario()) == ["together", "together"]
 
 
-def test_the_thread_a_loop_waits_for_in_place_runs_on_the_loop_threads_cpu(
-    speedups: bool,
+def test_the_thread_a_loop_waits_for_waits_on_the_loop_threads_cpu_and_works_on_its_own(
+    monkeypatch: pytest.MonkeyPatch, speedups: bool
 ) -> None:
-    # With the speed-ups (Linux): the express thread runs beside the loop thread that waits for
-    # it, and follows it to another CPU (on a VM a wake-up on an idle CPU takes ~50 us, on the
-    # same one ~2 us). Without them no call is waited for in place, and threads run where the
-    # kernel puts them.
+    # With the speed-ups (Linux): between jobs the express thread waits pinned to the CPU of the
+    # loop thread that gave it the last one, and follows that thread to another CPU (on a VM a
+    # wake-up on an idle CPU takes ~50 us, on the same one ~2 us). A job never sees the pin: a
+    # process or thread it starts inherits the CPU set the thread was made with. Without the
+    # speed-ups no call is waited for in place, and nothing is pinned.
+    monkeypatch.setattr(_workers, "WAIT_HERE", 1.0)  # (every call waited for in place)
     allowed = os.sched_getaffinity(0)
     cpus = sorted(allowed)[:2]
 
-    def where() -> set[int]:
-        return os.sched_getaffinity(0)  # the CPUs this tool's thread may run on
+    def where() -> tuple[int, set[int]]:
+        return threading.get_native_id(), os.sched_getaffinity(0)
 
-    async def scenario() -> list[set[int]]:
+    async def scenario() -> list[tuple[set[int], set[int]]]:
         workers = Workers()
-        assert await workers.run(where) <= allowed  # its threads are made unpinned
+        await workers.run(where)  # its threads are made with the test's CPU set
         seen = []
         for cpu in cpus:
             os.sched_setaffinity(0, {cpu})  # the loop thread moves to this CPU
-            seen.append(await workers.run(where))
+            thread, working = await workers.run(where)
+            seen.append((working, os.sched_getaffinity(thread)))  # while it ran; now, waiting
         return seen
 
     try:
         seen = asyncio.run(scenario())
     finally:
         os.sched_setaffinity(0, allowed)
-    assert seen == ([{cpu} for cpu in cpus] if speedups else [allowed] * len(cpus))
+    assert seen == [(allowed, {cpu} if speedups else allowed) for cpu in cpus]
+
+
+def test_a_job_waited_for_in_place_behind_a_quick_one_that_blocks_is_not_stuck() -> None:
+    # The express thread is busy, so a call the loop waits for in place goes to the pool; the
+    # worker woken for the turn's other job (a quick function's) leaves it queued, and that job
+    # then blocks until this one has run: the loop's second look wakes another worker for it.
+    release = threading.Event()
+    hold = threading.Event()
+
+    def step(wait: bool) -> str:
+        if not wait:
+            release.set()
+            return "set"
+        return "released" if release.wait(5) else "stuck"
+
+    def held() -> str:
+        hold.wait(10)
+        return "held"
+
+    async def scenario() -> tuple[str, str, float]:
+        loop = asyncio.get_running_loop()
+        workers = Workers(max_threads=4)
+        busy = asyncio.ensure_future(workers.run(held))  # alone: the express thread, if any
+        await asyncio.sleep(0.05)
+        workers.busy(loop, True)
+        for _ in range(_workers.QUICK_RUNS):  # two pool threads, and the function quick
+            await asyncio.gather(*(workers.run(step, wait=False) for _ in range(2)))
+        await asyncio.sleep(0.02)  # both asleep again
+        release.clear()
+        first = asyncio.ensure_future(workers.run(step, wait=True))
+        await asyncio.sleep(0)  # its job is queued, a worker to be woken at the next turn
+        await asyncio.sleep(0)  # woken; this step is alone in its turn: waited for in place
+        workers.busy(loop, False)
+        started = time.perf_counter()
+        second = await workers.run(step, wait=False)
+        done = await first, second, time.perf_counter() - started
+        hold.set()
+        await busy
+        return done
+
+    first, second, elapsed = asyncio.run(scenario())
+    assert (first, second) == ("released", "set")
+    assert elapsed < 2
