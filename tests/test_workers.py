@@ -622,17 +622,25 @@ def test_the_jobs_queued_behind_a_quick_function_run_after_it_on_its_thread(
     assert len(set(asyncio.run(scenario()))) == 1
 
 
+class _Release:
+    """A job that, with ``wait``, blocks until one without it has run (at most 10 s)."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+
+    def __call__(self, wait: bool) -> str:
+        if not wait:
+            self.event.set()
+            return "set"
+        return "released" if self.event.wait(10) else "stuck"
+
+
 def test_a_quick_function_that_blocks_does_not_hold_up_the_jobs_queued_behind_it() -> None:
     # Quick so far, so the worker that takes its job leaves the next one queued; this time the
     # job blocks until the one behind it has run: the loop's second look (RECHECK seconds
     # later) wakes another worker for it.
-    release = threading.Event()
-
-    def step(wait: bool) -> str:
-        if not wait:
-            release.set()
-            return "set"
-        return "released" if release.wait(10) else "stuck"
+    step = _Release()
+    release = step.event
 
     async def scenario() -> tuple[list[str], float]:
         loop = asyncio.get_running_loop()
@@ -716,14 +724,9 @@ def test_a_job_waited_for_in_place_behind_a_quick_one_that_blocks_is_not_stuck()
     # The express thread is busy, so a call the loop waits for in place goes to the pool; the
     # worker woken for the turn's other job (a quick function's) leaves it queued, and that job
     # then blocks until this one has run: the loop's second look wakes another worker for it.
-    release = threading.Event()
+    step = _Release()
+    release = step.event
     hold = threading.Event()
-
-    def step(wait: bool) -> str:
-        if not wait:
-            release.set()
-            return "set"
-        return "released" if release.wait(5) else "stuck"
 
     def held() -> str:
         hold.wait(10)
