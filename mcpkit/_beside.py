@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from typing import Any
 
 __all__ = ["Beside"]
@@ -40,54 +41,60 @@ def _current_cpu() -> int:
 
 class Beside:
     """One helper thread's pin. :meth:`follow` is called by the thread that hands it a job
-    (before waking it); :meth:`working` and :meth:`waiting` by the helper itself, around a job."""
+    (before waking it); :meth:`working` and :meth:`waiting` by the helper itself, around a job.
+    The helper may still be in :meth:`waiting` when the next :meth:`follow` comes (it is idle
+    before it is done), hence the lock."""
 
-    __slots__ = ("_mask", "_native_id", "cpu")
+    __slots__ = ("_lock", "_mask", "_native_id", "cpu")
 
     def __init__(self, native_id: int | None) -> None:
         self._native_id = native_id
+        self._lock = threading.Lock()
         self._mask: set[int] | None = None  # the helper's own CPU set, for its jobs
         self.cpu = -1 if native_id else _OFF  # where the helper waits
 
     def follow(self) -> bool:
         """Pin the helper to the calling thread's CPU (if it is not there already); whether it
         waits there now."""
-        if self.cpu == _OFF:
-            return False
-        cpu = _current_cpu()
-        if cpu != self.cpu:
+        with self._lock:
+            if self.cpu == _OFF:
+                return False
+            cpu = _current_cpu()
+            if cpu == self.cpu >= 0:
+                return True
             try:
                 if cpu < 0:
-                    raise OSError("no CPU to pin to")
+                    raise OSError("the CPU cannot be read")
                 if self._mask is None:
                     self._mask = os.sched_getaffinity(self._native_id or 0)
                 os.sched_setaffinity(self._native_id or 0, {cpu})
-            except OSError:
+            except (OSError, ValueError):
                 self._give_up()
                 return False
             self.cpu = cpu
-        return True
+            return True
 
     def working(self) -> None:
         """In the helper, woken for a job: its own CPU set back while it works."""
-        if self.cpu >= 0 and self._mask is not None:
-            try:
-                os.sched_setaffinity(0, self._mask)
-            except OSError:
-                self._give_up()
+        self._pin(lambda cpu: self._mask)
 
     def waiting(self) -> None:
         """In the helper, its job done: pinned again until the next one."""
-        if self.cpu >= 0:
-            try:
-                os.sched_setaffinity(0, {self.cpu})
-            except OSError:
-                self._give_up()
+        self._pin(lambda cpu: {cpu})
+
+    def _pin(self, cpus: Any) -> None:
+        with self._lock:
+            if self.cpu >= 0 and self._mask is not None:
+                try:
+                    os.sched_setaffinity(0, cpus(self.cpu))
+                except (OSError, ValueError):
+                    self._give_up()
 
     def _give_up(self) -> None:
+        """Under the lock: no more pins; the helper gets its own CPU set back."""
         self.cpu = _OFF
         if self._mask is not None:
             try:
                 os.sched_setaffinity(self._native_id or 0, self._mask)
-            except OSError:
+            except (OSError, ValueError):
                 logger.debug("could not give the express thread its CPU set back", exc_info=True)

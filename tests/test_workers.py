@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit import App, _speedups, _workers
+from mcpkit import App, _beside, _speedups, _workers
 from mcpkit._workers import Workers
 from mcpkit.testing import Client
 
@@ -710,7 +710,13 @@ def test_the_thread_a_loop_waits_for_waits_on_the_loop_threads_cpu_and_works_on_
         for cpu in cpus:
             os.sched_setaffinity(0, {cpu})  # the loop thread moves to this CPU
             thread, working = await workers.run(where)
-            seen.append((working, os.sched_getaffinity(thread)))  # while it ran; now, waiting
+            waiting = os.sched_getaffinity(thread)  # (it pins itself after handing its result)
+            for _ in range(100 if speedups else 0):
+                if waiting != working:
+                    break
+                await asyncio.sleep(0.01)
+                waiting = os.sched_getaffinity(thread)
+            seen.append((working, waiting))  # while it ran; now, waiting for the next call
         return seen
 
     try:
@@ -756,3 +762,16 @@ def test_a_job_waited_for_in_place_behind_a_quick_one_that_blocks_is_not_stuck()
     first, second, elapsed = asyncio.run(scenario())
     assert (first, second) == ("released", "set")
     assert elapsed < 2
+
+
+def test_a_helper_whose_cpu_cannot_be_read_is_never_pinned_nor_lent_a_cpu(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Where sched_getcpu answers -1, nothing is pinned, and the loop thread is told so (it then
+    # sleeps on the job's lock rather than yield its CPU for nothing).
+    monkeypatch.setattr(_beside, "_getcpu", lambda: -1)
+    before = os.sched_getaffinity(0)
+    beside = _beside.Beside(threading.get_native_id())
+    assert [beside.follow(), beside.follow()] == [False, False]
+    beside.waiting()
+    assert os.sched_getaffinity(0) == before
