@@ -318,9 +318,9 @@ class Workers:
 
     def _look(self, outbox: Outbox, behind: int) -> None:
         """On the loop thread: wake a worker for queued jobs; and while more than ``behind``
-        wait, look again in ``RECHECK`` seconds. A worker that takes a quick function's job
-        leaves the others queued, to run them itself next; should that job block after all,
-        the next look wakes another worker for them."""
+        wait and a worker sleeps, look again in ``RECHECK`` seconds. A worker that takes a
+        quick function's job leaves the others queued, to run them itself next; should that
+        job block after all, the next look wakes another worker for them."""
         with self._lock:
             if self._queued:
                 self._wake_one()
