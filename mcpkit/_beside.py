@@ -1,12 +1,14 @@
 """A helper thread kept on the CPU of the thread that hands it work, between jobs (Linux).
 
-The worker hand-off's express thread (:mod:`mcpkit._workers`) runs a job the loop thread waits
-for. Woken on an idle CPU of a VM that halts its idle CPUs, a thread runs ~50 us later; on the
-busy CPU that woke it, ~2 us; and the kernel wakes a thread on an idle CPU when there is one.
-So the helper waits pinned to the CPU of the thread that gave it its last job (re-pinned when
-that thread moved), and works with the CPU set it had (what a job starts, a process or a thread,
-inherits that set, never the pin). Where the CPU cannot be read or set (not Linux, no libc
-``sched_getcpu``, a CPU set that refuses), nothing is pinned, for good: only speed changes.
+The worker hand-off's threads (:mod:`mcpkit._workers`: the express thread, and a pool worker
+the loop thread wakes) run jobs for a loop thread that holds the GIL they need. Woken on an idle
+CPU of a VM that halts its idle CPUs, a thread runs ~50 us later; on the busy CPU that woke it,
+~2 us; and the kernel wakes a thread on an idle CPU when there is one. So a helper waits pinned
+to the CPU of the thread that gave it its last job (re-pinned when that thread moved), and works
+with the CPU set it had (what a job starts, a process or a thread, inherits that set, never the
+pin; and the kernel may move a long job to another CPU). Where the CPU cannot be read or set
+(not Linux, no libc ``sched_getcpu``, a CPU set that refuses), nothing is pinned, for good: only
+speed changes.
 """
 
 from __future__ import annotations
@@ -97,4 +99,4 @@ class Beside:
             try:
                 os.sched_setaffinity(self._native_id or 0, self._mask)
             except (OSError, ValueError):
-                logger.debug("could not give the express thread its CPU set back", exc_info=True)
+                logger.debug("could not give a helper thread its CPU set back", exc_info=True)

@@ -3,55 +3,49 @@
 A thread-pool submission per call costs more than a small ``add`` tool itself. Here jobs go
 onto one queue that long-lived worker threads drain, and each result goes into its event
 loop's outbox the moment it is ready: the first result wakes the loop, and any that arrive
-before the loop gets round to it ride along in the same wake-up (batching without making a
-fast result wait for a slow job). Threads are started on demand (none until the first sync
-call) up to a bound, and are daemons, so a stuck tool never keeps the process alive. A job
-whose caller stopped waiting (its request was cancelled, or timed out) runs to its end all the
-same, since a thread cannot be stopped; its result is dropped, with a debug line.
+before the loop gets round to it ride along in the same wake-up. Threads start on demand (none
+before the first sync call) up to a bound, as daemons, so a stuck tool never keeps the process
+alive. A job whose caller stopped waiting (cancelled, timed out) runs to its end all the same,
+since a thread cannot be stopped; its result is dropped, with a debug line.
 
 A job the loop thread is about to wait for goes to the *express* thread when it is idle, woken
 through a Linux ``eventfd``: ``os.eventfd_write`` lets go of the GIL before its system call, so
-the express thread finds the GIL free and runs the job at once, and the loop thread takes the
-GIL back after it (a lock released by a thread holding the GIL wakes one that must then wait
-for it: three context switches per call instead of one). The express thread waits on the loop
-thread's CPU (:mod:`mcpkit._beside`), which the loop thread lends it rather than sleep.
-Every other job goes to the pool: there, handing the GIL over per job would stall a loop that
-has more to do (a flood of calls, many connections). Without ``os.eventfd`` (not Linux) there
-is no express thread.
+the express thread finds the GIL free and runs the job at once (a lock released by a thread
+holding the GIL wakes one that must then wait for it: three context switches instead of one).
+Every other job goes to the pool, where handing the GIL over per job would stall a loop that
+has more to do. Without ``os.eventfd`` (not Linux) there is no express thread. The express
+thread, and a pool worker the loop thread wakes, wait on the loop thread's CPU
+(:mod:`mcpkit._beside`): the loop thread holds the GIL they need, so on another CPU they bought
+only a wake-up across CPUs per hand-over (10-50 us on a VM); a job runs with the thread's own
+CPU set, so the kernel moves a long one to another CPU.
 
 In the pool, jobs wait in a first-in first-out queue and idle workers on a stack, each asleep on
-its own lock: a job wakes the most recently idle worker, so the same few cache-warm threads
-serve a stream of calls and the others stay asleep. A worker goes on the stack before its result
-goes out and takes the queue's next job before it sleeps, so a job queued while it is busy costs
-no wake-up. While one woken worker has not yet looked at the queue, more jobs wake nobody else:
-that worker wakes the next one when it finds more waiting (a flood wakes threads one at a time,
-as the busy ones drain the queue), unless the job it takes is a quick function's (its last
+its own lock: a job wakes the most recently idle worker, so a few cache-warm threads serve a
+stream of calls. A worker goes on the stack before its result goes out and takes the queue's
+next job before it sleeps, so a job queued while it is busy costs no wake-up. While one woken
+worker has not yet looked at the queue, more jobs wake nobody else: that worker wakes the next
+one when it finds more waiting, unless the job it takes is a quick function's (its last
 ``QUICK_RUNS`` runs each took less than ``QUICK``): then it runs the others itself after it,
-sooner than a woken thread would get the GIL from the busy loop, and with no wake-up (~10 us of
-the loop thread's on a VM). Should such a job block after all, the jobs behind it are not stuck:
-while jobs wait and a worker sleeps, the loop looks at the queue again every ``RECHECK`` seconds
-and wakes one (a new function under a freed one's id passes for quick until it is slow). A job
-the loop thread will not wait for wakes a worker at the loop's next turn, not at once: a woken
-worker cannot run before the loop thread lets go of the GIL anyway, and woken at once it took
-the GIL at the loop's next system call in the middle of its turn (a response's ``send``), once
-per job, each time a wake-up and a hand-back of the GIL. So the jobs a busy loop queues in one
-turn cost the loop thread one wake-up (over HTTP, 0.77 context switches per request instead of
-1.08 at 16 connections, 0.30 instead of 0.59 at 64). The price: such a job starts a turn later.
-When the loop thread blocks in that turn (an async tool doing blocking I/O), the jobs queued
-before it wait until it is done; and a job queued in the turn that stops the loop runs only when
-that loop runs again (or when another loop wakes a worker), as nobody waits for it then. A job
-the loop waits for in place, or one that needs a new thread, starts at once.
+sooner than a woken thread would get the GIL from the busy loop, and with no wake-up. Should
+such a job block after all, the jobs behind it are not stuck: while jobs wait and a worker
+sleeps, the loop looks at the queue again every ``RECHECK`` seconds and wakes one. A job the
+loop thread will not wait for wakes a worker at the loop's next turn, not at once: woken at once
+it took the GIL at the loop's next system call in the middle of its turn (a response's
+``send``), once per job. So the jobs a busy loop queues in one turn cost one wake-up (over HTTP
+at 16 connections, 0.77 context switches per request instead of 1.08). The price: such a job
+starts a turn later; when the loop thread blocks in that turn (an async tool doing blocking
+I/O), the jobs queued before it wait until it is done; and a job queued in the turn that stops
+the loop runs only when that loop runs again (or another loop wakes a worker). A job the loop
+waits for in place, or one that needs a new thread, starts at once.
 
-When the loop has nothing else to run and a worker is idle, the loop thread waits for the
-result in place, for at most ``WAIT_HERE`` seconds, instead of going back to its selector
-and being woken through it: that halves the cost of the hand-off for the quick tools most
-servers have. A function whose result did not come in time is not waited for again for its
-next ``SKIP_AFTER_MISS`` calls, so a slow tool costs the loop at most ``WAIT_HERE`` per that
-many calls. Whether the loop has nothing else to run is read from asyncio's internals, so
-that probe lives in :mod:`mcpkit._speedups`: only asyncio's own loops (their ready queue and
-``call_soon`` untouched) wait in place; others (uvloop, a loop that schedules callbacks its own
-way) always take the outbox path, and so does Windows, whose lock timeouts are counted in whole
-milliseconds, and so does every loop when that module is absent.
+When the loop has nothing else to run and a worker is idle, the loop thread waits for the result
+in place, for at most ``WAIT_HERE`` seconds (lending its CPU to the express thread first),
+instead of going back to its selector and being woken through it. A function whose result did
+not come in time is not waited for again for its next ``SKIP_AFTER_MISS`` calls, so a slow tool
+costs the loop at most ``WAIT_HERE`` per that many calls. Whether the loop has nothing else to
+run is read from asyncio's internals (:mod:`mcpkit._speedups`): only asyncio's own loops (ready
+queue and ``call_soon`` untouched) wait in place; others (uvloop...), Windows (whose lock
+timeouts count whole milliseconds) and every loop without that module take the outbox path.
 """
 
 from __future__ import annotations
@@ -118,11 +112,12 @@ class _Worker:
     """A pool thread's place on the idle stack, and the lock it sleeps on (held while it waits
     for work; released by whoever pops it off the stack for a queued job)."""
 
-    __slots__ = ("wake",)
+    __slots__ = ("beside", "wake")
 
     def __init__(self) -> None:
         self.wake = threading.Lock()
         self.wake.acquire()
+        self.beside = Beside(None)  # its thread's own once it runs, before it is on the stack
 
     def freed(self, workers: Workers) -> _Job | None:
         """Under the workers' lock, its job done: the next queued job, or None (then it is on
@@ -303,7 +298,7 @@ class Workers:
             raise
         with self._lock:
             self._queued.append(job)
-            self._wake_one()
+            self._wake_one(beside=True)
         return False
 
     def _wake_queued(self, outbox: Outbox) -> None:
@@ -323,7 +318,7 @@ class Workers:
         job block after all, the next look wakes another worker for them."""
         with self._lock:
             if self._queued:
-                self._wake_one()
+                self._wake_one(beside=True)
             # (with no worker asleep, the busy ones take the queued jobs as they finish: a
             # worker goes to sleep only when the queue is empty)
             waiting = len(self._queued) > behind and bool(self._sleepers)
@@ -331,12 +326,16 @@ class Workers:
             outbox.recheck_due = True
             asyncio.get_running_loop().call_later(RECHECK, self._recheck, outbox)
 
-    def _wake_one(self) -> None:
+    def _wake_one(self, beside: bool = False) -> None:
         """Under the lock, jobs queued: wake the most recently idle worker for them, unless one
-        woken already will look at the queue (it then wakes the next while jobs wait)."""
+        woken already will look at the queue (it then wakes the next while jobs wait); on the
+        calling loop thread's CPU when ``beside``."""
         if self._sleepers and not self._waking:
             self._waking = True
-            self._sleepers.pop().wake.release()  # no wake-up when it is not asleep yet
+            worker = self._sleepers.pop()
+            if beside:
+                worker.beside.follow()
+            worker.wake.release()  # no wake-up when it is not asleep yet
 
     def _take_express(self) -> _Express | None:
         """The express thread, promised to a job, if it is idle (made on first use); None
@@ -358,8 +357,11 @@ class Workers:
             return self._express
 
     def _work(self, me: _Worker) -> None:
+        me.beside = Beside(threading.get_native_id() if _speedups is not None else None)
         while True:
+            me.beside.waiting()
             me.wake.acquire()  # returns at once when popped before it went to sleep
+            me.beside.working()
             with self._lock:
                 self._waking = False
                 job = self._queued.popleft() if self._queued else None
@@ -376,8 +378,7 @@ class Workers:
         began = time.perf_counter()
         outcome = _execute(job.call)
         quick = time.perf_counter() - began < QUICK
-        # Idle before the result goes out: the loop may submit the next job the moment it
-        # has it, and must then reuse this thread rather than start another.
+        # Idle before the result goes out: the loop's next job reuses this thread, no other.
         with self._lock:
             self._timed(job.key, quick)
             after = slot.freed(self)
@@ -404,8 +405,7 @@ class _Express:
             thread = threading.Thread(target=self._work, args=(workers,), daemon=True)
             thread.name = "mcpkit-worker-express"
             thread.start()
-            # (waits for a job on the CPU of the loop thread that gives it one; not without the
-            # speed-ups, whose absence must change nothing but speed)
+            # (pinned only with the speed-ups, whose absence must change nothing but speed)
             self._beside = Beside(thread.native_id if _speedups is not None else None)
         except BaseException:
             os.close(self._fd)

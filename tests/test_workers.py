@@ -688,14 +688,15 @@ def test_a_function_slow_once_wakes_a_thread_for_the_jobs_behind_it_again(
     assert asyncio.run(scenario()) == ["together", "together"]
 
 
-def test_the_thread_a_loop_waits_for_waits_on_the_loop_threads_cpu_and_works_on_its_own(
-    monkeypatch: pytest.MonkeyPatch, speedups: bool
+@pytest.mark.parametrize("path", ["waited for in place", "through the pool"])
+def test_the_threads_a_loop_hands_jobs_wait_on_the_loop_threads_cpu_and_work_on_their_own(
+    monkeypatch: pytest.MonkeyPatch, speedups: bool, path: str
 ) -> None:
-    # With the speed-ups (Linux): between jobs the express thread waits pinned to the CPU of the
-    # loop thread that gave it the last one, and follows that thread to another CPU (on a VM a
-    # wake-up on an idle CPU takes ~50 us, on the same one ~2 us). A job never sees the pin: a
-    # process or thread it starts inherits the CPU set the thread was made with. Without the
-    # speed-ups no call is waited for in place, and nothing is pinned.
+    # With the speed-ups (Linux): between jobs the express thread, and a pool worker the loop
+    # thread wakes, wait pinned to the CPU of the loop thread that gave them the last one, and
+    # follow that thread to another CPU (on a VM a wake-up on an idle CPU takes ~50 us, on the
+    # same one ~2 us). A job never sees the pin: a process or thread it starts inherits the CPU
+    # set the thread was made with. Without the speed-ups nothing is pinned.
     monkeypatch.setattr(_workers, "WAIT_HERE", 1.0)  # (every call waited for in place)
     allowed = os.sched_getaffinity(0)
     cpus = sorted(allowed)[:2]
@@ -705,6 +706,7 @@ def test_the_thread_a_loop_waits_for_waits_on_the_loop_threads_cpu_and_works_on_
 
     async def scenario() -> list[tuple[set[int], set[int]]]:
         workers = Workers()
+        workers.busy(asyncio.get_running_loop(), path == "through the pool")
         await workers.run(where)  # its threads are made with the test's CPU set
         seen = []
         for cpu in cpus:
