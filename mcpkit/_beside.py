@@ -1,14 +1,14 @@
-"""A helper thread kept on the CPU of the thread that hands it work, between jobs (Linux).
+"""A helper thread woken on the CPU of the thread that hands it work (Linux).
 
 The worker hand-off's threads (:mod:`mcpkit._workers`: the express thread, and a pool worker
 the loop thread wakes) run jobs for a loop thread that holds the GIL they need. Woken on an idle
 CPU of a VM that halts its idle CPUs, a thread runs ~50 us later; on the busy CPU that woke it,
-~2 us; and the kernel wakes a thread on an idle CPU when there is one. So a helper waits pinned
-to the CPU of the thread that gave it its last job (re-pinned when that thread moved), and works
-with the CPU set it had (what a job starts, a process or a thread, inherits that set, never the
-pin; and the kernel may move a long job to another CPU). Where the CPU cannot be read or set
-(not Linux, no libc ``sched_getcpu``, a CPU set that refuses), nothing is pinned, for good: only
-speed changes.
+~2 us; and the kernel wakes a thread on an idle CPU when there is one. So the thread that
+hands a helper a job pins it to its own CPU just before waking it, and the helper, once woken
+there, works with the CPU set it had (what a job starts, a process or a thread, inherits that
+set, never the pin; and the kernel may move a long job to another CPU). Where the CPU cannot
+be read or set (not Linux, no libc ``sched_getcpu``, a CPU set that refuses), nothing is
+pinned, for good: only speed changes.
 """
 
 from __future__ import annotations
@@ -43,9 +43,10 @@ def _current_cpu() -> int:
 
 class Beside:
     """One helper thread's pin. :meth:`follow` is called by the thread that hands it a job
-    (before waking it); :meth:`working` and :meth:`waiting` by the helper itself, around a job.
-    The helper may still be in :meth:`waiting` when the next :meth:`follow` comes (it is idle
-    before it is done), hence the lock."""
+    (before waking it), :meth:`working` by the helper once woken. The pin is taken off at the
+    start of the job, not put back at its end: re-pinning itself there, the helper (still
+    holding the GIL) lost its CPU to the loop thread it had just answered, which then slept on
+    the GIL and, woken by the helper, was moved to the other CPU: a move or two a call."""
 
     __slots__ = ("_lock", "_mask", "_native_id", "cpu")
 
@@ -53,16 +54,15 @@ class Beside:
         self._native_id = native_id
         self._lock = threading.Lock()
         self._mask: set[int] | None = None  # the helper's own CPU set, for its jobs
-        self.cpu = -1 if native_id else _OFF  # where the helper waits
+        self.cpu = -1 if native_id else _OFF  # where the helper is pinned (-1: nowhere)
 
     def follow(self) -> bool:
-        """Pin the helper to the calling thread's CPU (if it is not there already); whether it
-        waits there now."""
+        """Pin the helper to the calling thread's CPU; whether it waits there now."""
         with self._lock:
             if self.cpu == _OFF:
                 return False
             cpu = _current_cpu()
-            if cpu == self.cpu >= 0:
+            if cpu == self.cpu >= 0:  # (pinned there, and not woken since)
                 return True
             try:
                 if cpu < 0:
@@ -78,19 +78,14 @@ class Beside:
 
     def working(self) -> None:
         """In the helper, woken for a job: its own CPU set back while it works."""
-        self._pin(lambda cpu: self._mask)
-
-    def waiting(self) -> None:
-        """In the helper, its job done: pinned again until the next one."""
-        self._pin(lambda cpu: {cpu})
-
-    def _pin(self, cpus: Any) -> None:
         with self._lock:
             if self.cpu >= 0 and self._mask is not None:
                 try:
-                    os.sched_setaffinity(0, cpus(self.cpu))
+                    os.sched_setaffinity(0, self._mask)
                 except (OSError, ValueError):
                     self._give_up()
+                else:
+                    self.cpu = -1
 
     def _give_up(self) -> None:
         """Under the lock: no more pins; the helper gets its own CPU set back."""

@@ -14,7 +14,7 @@ the express thread finds the GIL free and runs the job at once (a lock released 
 holding the GIL wakes one that must then wait for it: three context switches instead of one).
 Every other job goes to the pool, where handing the GIL over per job would stall a loop that
 has more to do. Without ``os.eventfd`` (not Linux) there is no express thread. The express
-thread, and a pool worker the loop thread wakes, wait on the loop thread's CPU
+thread, and a pool worker the loop thread wakes, are woken on the loop thread's CPU
 (:mod:`mcpkit._beside`): the loop thread holds the GIL they need, so on another CPU they bought
 only a wake-up across CPUs per hand-over (10-50 us on a VM); a job runs with the thread's own
 CPU set, so the kernel moves a long one to another CPU.
@@ -359,7 +359,6 @@ class Workers:
     def _work(self, me: _Worker) -> None:
         me.beside = Beside(threading.get_native_id() if _speedups is not None else None)
         while True:
-            me.beside.waiting()
             me.wake.acquire()  # returns at once when popped before it went to sleep
             me.beside.working()
             with self._lock:
@@ -433,7 +432,6 @@ class _Express:
             assert job is not None
             workers._do(job, self)  # (never another job: None)
             del job  # between jobs, hold nothing of the last one
-            self._beside.waiting()
 
 
 def _execute(call: Callable[[], Any]) -> tuple[bool, Any]:

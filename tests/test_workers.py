@@ -689,43 +689,41 @@ def test_a_function_slow_once_wakes_a_thread_for_the_jobs_behind_it_again(
 
 
 @pytest.mark.parametrize("path", ["waited for in place", "through the pool"])
-def test_the_threads_a_loop_hands_jobs_wait_on_the_loop_threads_cpu_and_work_on_their_own(
+def test_the_threads_a_loop_hands_jobs_are_woken_on_its_cpu_and_work_on_their_own(
     monkeypatch: pytest.MonkeyPatch, speedups: bool, path: str
 ) -> None:
-    # With the speed-ups (Linux): between jobs the express thread, and a pool worker the loop
-    # thread wakes, wait pinned to the CPU of the loop thread that gave them the last one, and
-    # follow that thread to another CPU (on a VM a wake-up on an idle CPU takes ~50 us, on the
-    # same one ~2 us). A job never sees the pin: a process or thread it starts inherits the CPU
-    # set the thread was made with. Without the speed-ups nothing is pinned.
+    # With the speed-ups (Linux): the express thread, and a pool worker the loop thread wakes,
+    # are woken on the CPU of the loop thread (on a VM a wake-up on an idle CPU takes ~50 us, on
+    # the same one ~2 us), following it to another CPU. A job never sees the pin: a process or
+    # thread it starts inherits the CPU set the thread was made with, and between jobs the
+    # thread has that set too. Without the speed-ups nothing is pinned.
     monkeypatch.setattr(_workers, "WAIT_HERE", 1.0)  # (every call waited for in place)
     allowed = os.sched_getaffinity(0)
     cpus = sorted(allowed)[:2]
 
-    def where() -> tuple[int, set[int]]:
-        return threading.get_native_id(), os.sched_getaffinity(0)
+    def where() -> tuple[int, int, set[int]]:
+        return threading.get_native_id(), _beside._current_cpu(), os.sched_getaffinity(0)
 
-    async def scenario() -> list[tuple[set[int], set[int]]]:
+    async def scenario() -> list[tuple[int, set[int], set[int]]]:
         workers = Workers()
         workers.busy(asyncio.get_running_loop(), path == "through the pool")
         await workers.run(where)  # its threads are made with the test's CPU set
         seen = []
         for cpu in cpus:
             os.sched_setaffinity(0, {cpu})  # the loop thread moves to this CPU
-            thread, working = await workers.run(where)
-            waiting = os.sched_getaffinity(thread)  # (it pins itself after handing its result)
-            for _ in range(100 if speedups else 0):
-                if waiting != working:
-                    break
-                await asyncio.sleep(0.01)
-                waiting = os.sched_getaffinity(thread)
-            seen.append((working, waiting))  # while it ran; now, waiting for the next call
+            await asyncio.sleep(0.01)  # (the thread has gone back to sleep)
+            thread, ran_on, working = await workers.run(where)
+            await asyncio.sleep(0.01)
+            seen.append((ran_on, working, os.sched_getaffinity(thread)))
         return seen
 
     try:
         seen = asyncio.run(scenario())
     finally:
         os.sched_setaffinity(0, allowed)
-    assert seen == [(allowed, {cpu} if speedups else allowed) for cpu in cpus]
+    assert [(working, between) for _, working, between in seen] == [(allowed, allowed)] * len(cpus)
+    if speedups:
+        assert [ran_on for ran_on, _, _ in seen] == cpus
 
 
 def test_a_job_waited_for_in_place_behind_a_quick_one_that_blocks_is_not_stuck() -> None:
@@ -775,5 +773,5 @@ def test_a_helper_whose_cpu_cannot_be_read_is_never_pinned_nor_lent_a_cpu(
     before = os.sched_getaffinity(0)
     beside = _beside.Beside(threading.get_native_id())
     assert [beside.follow(), beside.follow()] == [False, False]
-    beside.waiting()
+    beside.working()
     assert os.sched_getaffinity(0) == before
