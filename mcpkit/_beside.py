@@ -57,7 +57,7 @@ class Beside:
         self.cpu = -1 if native_id else _OFF  # where the helper is pinned (-1: nowhere)
 
     def follow(self) -> bool:
-        """Pin the helper to the calling thread's CPU; whether it waits there now."""
+        """Pin the helper to the calling thread's CPU; whether it will be woken there."""
         with self._lock:
             if self.cpu == _OFF:
                 return False

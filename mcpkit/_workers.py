@@ -333,9 +333,11 @@ class Workers:
         if self._sleepers and not self._waking:
             self._waking = True
             worker = self._sleepers.pop()
-            if beside:
-                worker.beside.follow()
-            worker.wake.release()  # no wake-up when it is not asleep yet
+            try:
+                if beside:
+                    worker.beside.follow()
+            finally:  # (whatever is raised there: it was popped, so it must look at the queue)
+                worker.wake.release()  # no wake-up when it is not asleep yet
 
     def _take_express(self) -> _Express | None:
         """The express thread, promised to a job, if it is idle (made on first use); None

@@ -775,3 +775,32 @@ def test_a_helper_whose_cpu_cannot_be_read_is_never_pinned_nor_lent_a_cpu(
     assert [beside.follow(), beside.follow()] == [False, False]
     beside.working()
     assert os.sched_getaffinity(0) == before
+
+
+def test_a_worker_woken_while_its_pin_fails_still_takes_the_jobs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Pinning a worker beside the loop thread raising (it catches the errors it expects; this
+    # is any other): the worker, already off the idle stack, is woken all the same, so the
+    # pool does not stop waking workers and the jobs are answered.
+    failures: list[str] = []
+    follow = _beside.Beside.follow
+
+    def failing(self: _beside.Beside) -> bool:
+        if not failures:
+            failures.append("raised")
+            raise RuntimeError("the pin failed")
+        return follow(self)
+
+    async def scenario() -> list[str]:
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(lambda loop, context: failures.append(context["message"]))
+        workers = Workers(max_threads=1)
+        workers.busy(loop, True)  # every job through the pool, woken at the loop's next turn
+        await workers.run(fast)  # the pool's thread, asleep now
+        monkeypatch.setattr(_beside.Beside, "follow", failing)
+        done = await asyncio.wait_for(asyncio.gather(*(workers.run(fast) for _ in range(3))), 5)
+        return list(done)
+
+    assert asyncio.run(scenario()) == ["fast"] * 3
+    assert failures[0] == "raised"
