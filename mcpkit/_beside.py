@@ -24,21 +24,28 @@ logger = logging.getLogger("mcpkit.workers")
 
 _OFF = -2  # Beside.cpu once pinning failed (or cannot be done here)
 _getcpu: Any = None  # libc's sched_getcpu (through ctypes, loaded on first use), or False
+_loading = threading.Lock()
 
 
 def _current_cpu() -> int:
     """The CPU the calling thread runs on, or -1 where that cannot be read."""
     global _getcpu
     if _getcpu is None:
-        _getcpu = False
-        if hasattr(os, "sched_setaffinity"):
-            try:
-                import ctypes  # (~3 ms, at the first sync call waited for in place)
-
-                _getcpu = ctypes.CDLL(None).sched_getcpu
-            except (ImportError, OSError, AttributeError):
-                pass
+        with _loading:  # (the import lets other threads run: none may read "no CPU" meanwhile)
+            if _getcpu is None:
+                _getcpu = _load_getcpu()
     return int(_getcpu()) if _getcpu else -1
+
+
+def _load_getcpu() -> Any:
+    if hasattr(os, "sched_setaffinity"):
+        try:
+            import ctypes  # (~3 ms, at the first sync call a loop thread hands over)
+
+            return ctypes.CDLL(None).sched_getcpu
+        except (ImportError, OSError, AttributeError):
+            pass
+    return False
 
 
 class Beside:
@@ -57,23 +64,22 @@ class Beside:
         self.cpu = -1 if native_id else _OFF  # where the helper is pinned (-1: nowhere)
 
     def follow(self) -> bool:
-        """Pin the helper to the calling thread's CPU; whether it will be woken there."""
+        """Pin the helper to the calling thread's CPU; whether it will be woken there. Raises
+        nothing but what a signal handler raises (pinning changes only speed)."""
         with self._lock:
             if self.cpu == _OFF:
                 return False
-            cpu = _current_cpu()
-            if cpu == self.cpu >= 0:  # (pinned there, and not woken since)
-                return True
             try:
+                cpu = _current_cpu()
                 if cpu < 0:
                     raise OSError("the CPU cannot be read")
-                if self._mask is None:
+                if self.cpu < 0:  # not pinned: its CPU set is its own (read anew: it may change)
                     self._mask = os.sched_getaffinity(self._native_id or 0)
+                self.cpu = cpu  # (first: if the pin is interrupted, working() still undoes it)
                 os.sched_setaffinity(self._native_id or 0, {cpu})
-            except (OSError, ValueError):
+            except Exception:
                 self._give_up()
                 return False
-            self.cpu = cpu
             return True
 
     def working(self) -> None:
@@ -82,16 +88,20 @@ class Beside:
             if self.cpu >= 0 and self._mask is not None:
                 try:
                     os.sched_setaffinity(0, self._mask)
-                except (OSError, ValueError):
+                except Exception:
                     self._give_up()
                 else:
                     self.cpu = -1
 
     def _give_up(self) -> None:
-        """Under the lock: no more pins; the helper gets its own CPU set back."""
+        """Under the lock: no more pins; the helper gets its own CPU set back (else every CPU,
+        which the kernel narrows to those it may use)."""
         self.cpu = _OFF
         if self._mask is not None:
-            try:
-                os.sched_setaffinity(self._native_id or 0, self._mask)
-            except (OSError, ValueError):
-                logger.debug("could not give a helper thread its CPU set back", exc_info=True)
+            for cpus in (self._mask, set(range(os.cpu_count() or 1))):
+                try:
+                    os.sched_setaffinity(self._native_id or 0, cpus)
+                    return
+                except (OSError, ValueError):
+                    pass
+            logger.debug("could not give a helper thread its CPU set back")

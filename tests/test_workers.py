@@ -773,7 +773,6 @@ def test_a_helper_whose_cpu_cannot_be_read_is_never_pinned_nor_lent_a_cpu(
     before = os.sched_getaffinity(0)
     beside = _beside.Beside(threading.get_native_id())
     assert [beside.follow(), beside.follow()] == [False, False]
-    beside.working()
     assert os.sched_getaffinity(0) == before
 
 
@@ -804,3 +803,70 @@ def test_a_worker_woken_while_its_pin_fails_still_takes_the_jobs(
 
     assert asyncio.run(scenario()) == ["fast"] * 3
     assert failures[0] == "raised"
+
+
+def test_a_pin_interrupted_after_it_was_set_still_comes_off_when_the_helper_works(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A signal handler raising just after the pin (the system call done): the helper, woken
+    # all the same, must not run its job pinned. Here the helper is the test's own thread.
+    allowed = os.sched_getaffinity(0)
+    setaffinity = os.sched_setaffinity
+
+    def interrupted(pid: int, cpus: Any) -> None:
+        setaffinity(pid, cpus)
+        raise KeyboardInterrupt
+
+    beside = _beside.Beside(threading.get_native_id())
+    monkeypatch.setattr(os, "sched_setaffinity", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        beside.follow()
+    monkeypatch.setattr(os, "sched_setaffinity", setaffinity)
+    try:
+        beside.working()
+        assert os.sched_getaffinity(0) == allowed
+    finally:
+        os.sched_setaffinity(0, allowed)
+
+
+def test_a_helper_works_with_the_cpu_set_it_has_now_not_the_one_it_had_first() -> None:
+    # The process narrowed after the helper was first pinned (taskset -a -p, a cgroup): its
+    # jobs keep to the narrower set (the set is read at each pin, while it is its own).
+    allowed = os.sched_getaffinity(0)
+    beside = _beside.Beside(threading.get_native_id())  # (the helper: the test's own thread)
+    try:
+        assert beside.follow() is (_beside._current_cpu() >= 0)
+        beside.working()
+        narrower = {_beside._current_cpu()} if beside.cpu != _beside._OFF else allowed
+        os.sched_setaffinity(0, narrower)
+        beside.follow()
+        beside.working()
+        assert os.sched_getaffinity(0) == narrower
+    finally:
+        os.sched_setaffinity(0, allowed)
+
+
+def test_threads_reading_their_cpu_while_the_reader_loads_all_get_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The first read loads libc's sched_getcpu (an import that lets other threads run): a
+    # second thread reading meanwhile waits for it rather than hear "no CPU" (its helper would
+    # then never be pinned).
+    import ctypes
+
+    real = ctypes.CDLL
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.05)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_beside, "_getcpu", None)
+    monkeypatch.setattr(ctypes, "CDLL", slow)
+    cpus: list[int] = []
+    threads = [threading.Thread(target=lambda: cpus.append(_beside._current_cpu())) for _ in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(5)
+    assert len(cpus) == 2
+    assert min(cpus) >= 0
