@@ -9,7 +9,7 @@ import asyncio
 import json
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 import http_app
@@ -489,6 +489,33 @@ def test_body_limit_is_413() -> None:
         big = {"jsonrpc": "2.0", "id": 1, "method": "x" * 200}
         assert post(bound, big).status == 413
         assert post(bound, None, raw=b"").status == 400  # an empty body is not JSON
+
+
+@pytest.mark.parametrize("pieces", [1, 3])
+def test_a_body_without_a_length_is_held_to_the_limit(pieces: int) -> None:
+    """No ``content-length`` to refuse early: the body read is the check, whether it arrives
+    in one ASGI message or in several."""
+    asgi = http_app.app.asgi(max_body_bytes=100)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "x" * 200}).encode()
+    size = -(-len(body) // pieces)
+    chunks = [body[i : i + size] for i in range(0, len(body), size)]
+    headers = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json")]
+    headers.append((b"accept", b"application/json, text/event-stream"))
+    scope: dict[str, Any] = {"type": "http", "method": "POST", "path": "/mcp"}
+    scope.update(headers=headers, server=("127.0.0.1", 8000))
+    sent: list[MutableMapping[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        chunk = chunks.pop(0)
+        return {"type": "http.request", "body": chunk, "more_body": bool(chunks)}
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(asgi(scope, receive, send))
+    assert sent[0]["status"] == 413
+    error = json.loads(sent[1]["body"])["error"]
+    assert error == {"code": -32600, "message": "Invalid Request: body larger than 100 bytes"}
 
 
 def test_origin_is_checked_on_every_request(server: InProcess) -> None:

@@ -43,8 +43,10 @@ async def unless_closed(http: Exchange, call: Coroutine[Any, Any, Any]) -> Any:
         if not watch.gone:
             raise  # a cancellation from outside (a server shutting down): let it through
         result = CLOSED
-    finally:
-        watch.stop()
+    finally:  # (stop(), inline: once per request)
+        watch.http = watch.task = watch.context = None
+        if watch.watcher is not None:
+            watch.stop()
     if watch.gone:  # our cancellation, delivered (or swallowed by the call)
         if _withdraw_cancel(task):
             raise asyncio.CancelledError  # the task was also cancelled from outside
@@ -64,7 +66,10 @@ class _CloseWatch:
         self.context: contextvars.Context | None = contextvars.copy_context()  # the request's
         self.gone = False
         self.watcher: asyncio.Task[None] | None = None
-        _watches.get(task.get_loop()).add(self)
+        watches = _watches.get(task.get_loop())
+        watches.young.append(self)  # (add(), inline: once per request)
+        if not watches.armed:
+            watches.arm()
 
     def start(self) -> None:
         """Start the watcher, in the request's context (its receive may read it), unless the
@@ -106,11 +111,10 @@ class _Watches:
         self.armed = False
         self.context = contextvars.Context()  # the sweeps run in no request's context
 
-    def add(self, watch: _CloseWatch) -> None:
-        self.young.append(watch)
-        if not self.armed:
-            self.armed = True
-            self.loop.call_later(_WATCH_AFTER, self._sweep, context=self.context)
+    def arm(self) -> None:
+        """Sweep in ``_WATCH_AFTER`` seconds (watches were added while none was due)."""
+        self.armed = True
+        self.loop.call_later(_WATCH_AFTER, self._sweep, context=self.context)
 
     def _sweep(self) -> None:
         due, self.aging, self.young = self.aging, self.young, []

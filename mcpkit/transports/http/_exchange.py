@@ -80,7 +80,7 @@ class Exchange:
         root: str = scope.get("root_path", "")
         if root and path.startswith(root):
             path = path[len(root) :]
-        self.path = normal_path(path)
+        self.path = path if path[:1] == "/" and path[-1:] != "/" else normal_path(path)
         self.started = False
         self.closed = False
 
@@ -110,7 +110,7 @@ class Exchange:
         headers: Iterable[tuple[str, str]] = (),
         content_type: str | None = None,
     ) -> None:
-        raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
+        raw = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers] if headers else []
         if content_type is not None:
             raw.append(_CONTENT_TYPES.get(content_type) or (b"content-type", content_type.encode()))
         raw.append((b"content-length", b"%d" % len(body)))
@@ -123,10 +123,11 @@ class Exchange:
         except OSError:  # the client is gone; nothing more can reach it
             self.closed = True
 
-    async def json(
+    def json(
         self, status: int, payload: Any, headers: Iterable[tuple[str, str]] = ()
-    ) -> None:
-        await self.respond(status, encode(payload), headers, JSON)
+    ) -> Awaitable[None]:
+        """Answer ``payload`` as JSON (awaitable; no coroutine of its own around ``respond``)."""
+        return self.respond(status, encode(payload), headers, JSON)
 
     async def start_sse(self, headers: Iterable[tuple[str, str]]) -> None:
         raw = _SSE_HEADERS + [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers]
@@ -136,8 +137,8 @@ class Exchange:
         await self.send({"type": "http.response.body", "body": chunk, "more_body": more})
 
     async def read_body(self, limit: int) -> bytes:
-        length = self.header("content-length")
-        if length is not None and length.isdigit() and int(length) > limit:
+        length = self.headers.get("content-length")
+        if length is not None and length[0].isdigit() and int(length[0]) > limit:
             raise _too_large(limit)
         chunks: list[bytes] = []
         size = 0
@@ -145,7 +146,9 @@ class Exchange:
             message = await self.receive()
             if message["type"] == "http.disconnect":
                 raise ClientGone
-            chunk = message.get("body", b"")
+            chunk: bytes = message.get("body", b"")
+            if not chunks and not message.get("more_body", False) and len(chunk) <= limit:
+                return chunk  # the whole body in one message (most requests)
             size += len(chunk)
             if size > limit:
                 raise _too_large(limit)

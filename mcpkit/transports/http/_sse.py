@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcpkit.protocol.jsonrpc import encode
-from mcpkit.transports.http._exchange import Exchange
+from mcpkit.transports.http._exchange import JSON, Exchange
 
 __all__ = ["Responder", "SseStream", "json_answer", "pump"]
 
@@ -94,13 +94,13 @@ class Responder:
             await json_answer(self.http, response, status)
 
 
-async def json_answer(http: Exchange, response: Any, status: int) -> None:
+def json_answer(http: Exchange, response: Any, status: int) -> Awaitable[None]:
     """A POST's answer as JSON: ``response`` with ``status``, or 202 when there is none (the
-    request was a notification, or every member of a batch was)."""
+    request was a notification, or every member of a batch was). Awaitable, not a coroutine
+    of its own: the answer's write is one layer from its caller."""
     if response is None:
-        await http.respond(202)
-    else:
-        await http.json(status, response)
+        return http.respond(202)
+    return http.respond(status, encode(response), (), JSON)
 
 
 async def pump(

@@ -96,10 +96,23 @@ class HttpApp:
         self.warming = WarmUp(freeze=owns_process)
 
     async def __call__(self, scope: Scope, receive: Receive, send: ASGISend) -> None:
-        if scope["type"] == "http":
-            await self._http(Exchange(scope, receive, send))
-        elif scope["type"] == "lifespan":
-            await self._lifespan(receive, send)
+        if scope["type"] != "http":
+            if scope["type"] == "lifespan":
+                await self._lifespan(receive, send)
+            return
+        http = Exchange(scope, receive, send)
+        try:
+            await self._route(http)
+        except HttpError as error:
+            await http.json(error.status, error.response(), error.headers)
+        except Refused as refused:  # the core refused the message before running it
+            await http.json(400, refused.response())
+        except ClientGone:
+            pass
+        except Exception:
+            logger.exception("internal error answering %s %s", http.method, http.path)
+            if not http.started:
+                await http.json(500, Refused(InternalError()).response())
 
     @contextlib.asynccontextmanager
     async def lifespan(self, host_app: Any = None) -> AsyncIterator[None]:
@@ -145,20 +158,6 @@ class HttpApp:
                 return
 
     # ------------------------------------------------------------------- routing
-
-    async def _http(self, http: Exchange) -> None:
-        try:
-            await self._route(http)
-        except HttpError as error:
-            await http.json(error.status, error.response(), error.headers)
-        except Refused as refused:  # the core refused the message before running it
-            await http.json(400, refused.response())
-        except ClientGone:
-            pass
-        except Exception:
-            logger.exception("internal error answering %s %s", http.method, http.path)
-            if not http.started:
-                await http.json(500, Refused(InternalError()).response())
 
     async def _route(self, http: Exchange) -> None:
         if http.path != self.path:
