@@ -33,7 +33,7 @@ class Connection:
     """One connection's state: the handshake facts and the requests running on it."""
 
     def __init__(self, app: App, send: Send, *, listen: bool, max_in_flight: int) -> None:
-        self.send = encoding(send)
+        self.send = _DISCARD if send is discard else encoding(send)
         self.max_in_flight = max_in_flight  # requests running at once, batch members included
         self.version: str | None = None
         self.client_capabilities: dict[str, Any] = {}
@@ -149,7 +149,8 @@ class Connection:
     def end(self) -> Awaitable[Any] | None:
         """Start nothing more (a batch starts no further member), stop listening to the App and
         cancel every running request; what to await for them, or ``None`` when none ran."""
-        self.close()
+        if self._unsubscribe is not _not_listening:
+            self.close()
         self._closing = True
         tasks = list(self._running.values())
         for request_id, task in list(self._running.items()):
@@ -170,3 +171,6 @@ async def discard(message: dict[str, Any]) -> None:
 
 def _not_listening() -> None:
     """The ``close`` of a session that never listened to the App."""
+
+
+_DISCARD = encoding(discard)  # (wrapped once: a throwaway session is made per HTTP request)

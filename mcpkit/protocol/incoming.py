@@ -170,6 +170,15 @@ def admit(data: bytes, headers: Headers, app: App, limits: Limits) -> Incoming:
 
 def _era(obj: Any, headers: Headers, app: App) -> Incoming:
     header = _first(headers, VERSION_HEADER)
+    request = _single_request(obj)  # parsed once, for the era and then for the session
+    if request is not None:
+        params = request.params if isinstance(request.params, dict) else {}
+        if is_stateless_version(header) or is_stateless(request.method, params):
+            return _stateless_request(request, params, headers, app)
+        version = _handshake_version(header, obj)
+        return Incoming(
+            request, stateless=False, version=version, initialize=request.method == "initialize"
+        )
     if is_stateless_version(header) or _stateless_message(obj):
         return _stateless(obj, headers, app)
     return Incoming(
@@ -178,6 +187,18 @@ def _era(obj: Any, headers: Headers, app: App) -> Incoming:
         version=_handshake_version(header, obj),
         initialize=isinstance(obj, dict) and obj.get("method") == "initialize" and "id" in obj,
     )
+
+
+def _single_request(obj: Any) -> Request | None:
+    """``obj`` parsed when it is one valid request, else ``None`` (the rest is decided on the
+    raw value: batches, notifications, answers and what is no message)."""
+    if type(obj) is not dict or "id" not in obj or "method" not in obj:
+        return None
+    try:
+        message = jsonrpc.parse(obj)
+    except InvalidRequest:
+        return None
+    return message if type(message) is Request else None
 
 
 def _stateless(obj: Any, headers: Headers, app: App) -> Incoming:
@@ -190,6 +211,12 @@ def _stateless(obj: Any, headers: Headers, app: App) -> Incoming:
     if not isinstance(message, Request):
         return Incoming(message, stateless=True, accepted=True)
     params = message.params if isinstance(message.params, dict) else {}
+    return _stateless_request(message, params, headers, app)
+
+
+def _stateless_request(
+    message: Request, params: dict[str, Any], headers: Headers, app: App
+) -> Incoming:
     try:
         checked_meta(params.get("_meta"))
         check_headers(headers, message.method, params, app)

@@ -268,7 +268,7 @@ def encoded(message: dict[str, Any]) -> Encoded:
     carry it. :func:`encode` returns those bytes as they are."""
     if type(message) is Encoded:
         return message
-    data = encode(message)
+    data = _encode(message)  # (a message: never a batch's list)
     answer = Encoded(message)
     answer.data = data
     return answer
@@ -301,7 +301,11 @@ def _encode(message: Any) -> bytes:
     # Cheap, and rarely true: a float JSON has no number for, or those letters in a string;
     # a number longer than clients read (or that many digits in a string). ``find``, not ``in``:
     # ``bytes in bytes`` first tries the needle as an int, which builds and drops a TypeError.
-    if data.find(b"NaN") >= 0 or data.find(b"Infinity") >= 0 or _has_long_number(data):
+    if (
+        data.find(b"NaN") >= 0
+        or data.find(b"Infinity") >= 0
+        or (len(data) > _MAX_DIGITS and _has_long_number(data))
+    ):
         fault = _unencodable_in(message)
         if fault is not None:
             raise fault

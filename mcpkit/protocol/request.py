@@ -75,18 +75,20 @@ current_caller: contextvars.ContextVar[Caller] = contextvars.ContextVar(
 client for each request, stdio once); each new :class:`RequestContext` picks it up."""
 
 
-class ActingFor:
-    """A ``with`` block served on behalf of a caller (sets :data:`current_caller`; a plain
-    class: entered on every HTTP request, cheaper than a generator-based manager)."""
+class ActingFor(Caller):
+    """A ``with`` block served on behalf of a caller (the :class:`Caller` that
+    :data:`current_caller` holds inside it; a plain class, itself the caller: entered on every
+    HTTP request, cheaper than a generator-based manager and a second object)."""
 
-    __slots__ = ("caller", "token")
+    __slots__ = ("token",)
 
     def __init__(self, principal: Any, headers: Headers | None = None) -> None:
-        self.caller = Caller(principal, headers)
+        self.principal = principal
+        self.headers = headers
         self.token: contextvars.Token[Caller] | None = None
 
     def __enter__(self) -> None:
-        self.token = current_caller.set(self.caller)
+        self.token = current_caller.set(self)
 
     def __exit__(self, *exc_info: object) -> None:
         if self.token is not None:
@@ -337,6 +339,8 @@ def handshake_context(
     """A handshake-era request's context, from its session's facts (``initialize`` included:
     its version is the one the session is about to agree)."""
     meta = params.get("_meta")
+    if not isinstance(meta, dict):
+        meta = None
     server = session.server
     return RequestContext(
         request_id=request_id,
@@ -346,12 +350,12 @@ def handshake_context(
         stateless=False,
         send=send,
         log_level=session.log_level,
-        progress_token=progress_token(meta),
+        progress_token=None if meta is None else progress_token(meta),
         state=server.state,
         settings_spec=server.app.settings_spec,
         session=session,
         reader=reader,
-        meta=meta if isinstance(meta, dict) else None,
+        meta=meta,
         transport=session.transport,
     )
 

@@ -197,17 +197,15 @@ class Server:
         """A throwaway session that answers one admitted message and ends: stateless era, or
         a handshake-era request outside any session, at the version its header names
         (:data:`~mcpkit.protocol.versions.HTTP_DEFAULT_VERSION` without one)."""
-        session = self.session(discard, transport="http", listen=False, supports_requests=False)
+        session = Session(self, discard, listen=False)  # (session(), inline: once per request)
+        session.transport, session.supports_requests = "http", False
         if not incoming.stateless and not incoming.initialize:
             session.version = incoming.version or HTTP_DEFAULT_VERSION
         return session
 
-    @staticmethod
-    def acting_for(principal: Any, headers: Headers | None = None) -> ActingFor:
-        """Serve what runs inside (a ``with`` block) on behalf of ``principal``, who sent
-        ``headers``: handlers read them as ``ctx.principal`` and ``ctx.headers``, and
-        :meth:`caller` names the principal."""
-        return ActingFor(principal, headers)
+    acting_for = ActingFor
+    """``acting_for(principal, headers=None)``: serve a ``with`` block on behalf of ``principal``,
+    who sent ``headers`` (``ctx.principal``, ``ctx.headers``; :meth:`caller` names it)."""
 
     @staticmethod
     def caller() -> str | None:
@@ -396,7 +394,10 @@ class Session(Connection):
         if request.method == "initialize":
             method: MethodSpec | None = MethodSpec(self._initialize)
         else:
-            method = HANDLERS.get(request.method)
+            try:  # (HANDLERS.get without its frame: a loaded method is a dict lookup)
+                method = HANDLERS[request.method]
+            except KeyError:  # (no such method)
+                method = None
             if self.version is None and request.method != "ping":
                 raise InvalidParams(_NO_SESSION)
         if method is None or not method.handshake or not self._offers(method):

@@ -57,7 +57,7 @@ def answered(
     throwaway session then lingers)."""
     if telemetry is None:
         return one(obj, in_batch=in_batch)
-    spans = telemetry.spans()
+    spans = telemetry._spans if telemetry._spans is not None else telemetry.spans()
     if spans is None:
         return one(obj, in_batch=in_batch)
     return spans.answer(one, session, obj, in_batch=in_batch)
@@ -78,7 +78,9 @@ class Telemetry:
     def spans(self) -> Spans | None:
         """What traces requests; ``None`` while no tracer provider is configured (asked again
         on the next request, as an SDK may be set up after the server)."""
-        if self._spans is None and self._may_trace():
+        # No SDK can be configured without importing OpenTelemetry's trace API first.
+        may_trace = self.provider is not None or self.propagate_only
+        if self._spans is None and (may_trace or "opentelemetry.trace" in sys.modules):
             configured = self._configured
             if configured is None:
                 from mcpkit.protocol.spans import Spans  # OpenTelemetry, imported on first use
@@ -86,12 +88,6 @@ class Telemetry:
                 configured = self._configured = Spans.configured
             self._spans = configured(self.provider, propagate_only=self.propagate_only)
         return self._spans
-
-    def _may_trace(self) -> bool:
-        # No SDK can be configured without importing OpenTelemetry's trace API first.
-        return (
-            self.provider is not None or self.propagate_only or "opentelemetry.trace" in sys.modules
-        )
 
     def admit(self, data: bytes, headers: Headers, app: App, limits: Limits) -> Incoming:
         """:func:`~mcpkit.protocol.incoming.admit`; a request it refuses (HTTP answers it

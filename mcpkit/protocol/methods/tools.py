@@ -74,7 +74,9 @@ async def _tools_call(
         logger.error("%s", exc)
         raise InternalError() from None
 
-    # A partial, not a closure: the common call awaits _run_tool itself, no coroutine around it.
+    if tool.task == "forbidden" and not ctx.stateless:  # the common call: nothing around it
+        return await _run_tool(runtime, ctx, tool, arguments)
+    # A partial, not a closure: the call awaits _run_tool itself, no coroutine around it.
     call: Callable[[], Awaitable[dict[str, Any]]]
     call = functools.partial(_run_tool, runtime, ctx, tool, arguments)
     if tool.task != "forbidden":  # the tasks extension decides: a task, inline, or -32021
