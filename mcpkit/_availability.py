@@ -180,28 +180,31 @@ class Switches:
     definitions, kept current, so a request only asks ``definition in off``.
     """
 
-    __slots__ = ("guarded", "off", "rules")
+    __slots__ = ("guarded", "off", "restricted", "rules")
 
     def __init__(self) -> None:
         self.rules: dict[tuple[str, str], bool] = {}
         self.off: set[Any] = set()
         self.guarded = 0  # definitions with scopes or a visible predicate
+        # Whether any definition may be hidden from some request (the fast path is no): kept
+        # current by each change here (read on every call, so an attribute, not a property).
+        self.restricted = False
 
-    @property
-    def restricted(self) -> bool:
-        """Whether any definition may be hidden from some request (the fast path is no)."""
-        return self.guarded > 0 or bool(self.off)
+    def _changed(self) -> None:
+        self.restricted = self.guarded > 0 or bool(self.off)
 
     def added(self, definition: Any) -> None:
         if definition.access.guarded:
             self.guarded += 1
         if not self._enabled(definition):
             self.off.add(definition)
+        self._changed()
 
     def removed(self, definition: Any) -> None:
         if definition.access.guarded:
             self.guarded -= 1
         self.off.discard(definition)
+        self._changed()
 
     def switch(
         self, enabled: bool, name: str | None, tags: Iterable[str] | None, every: Iterable[Any]
@@ -223,6 +226,7 @@ class Switches:
         """Decide again which of ``every`` are off; return those whose state changed."""
         before = set(self.off)
         self.off = {definition for definition in every if not self._enabled(definition)}
+        self._changed()
         return before ^ self.off
 
     def _enabled(self, definition: Any) -> bool:

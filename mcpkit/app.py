@@ -7,6 +7,7 @@ import inspect
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractAsyncContextManager
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from mcpkit import _compose
@@ -81,6 +82,15 @@ class App(Announcer):
         self._resources: dict[str, Resource] = {}
         self._templates: dict[str, ResourceTemplate] = {}
         self._prompts: dict[str, Prompt] = {}
+        # Read-only views, in registration order (attributes: a call reads one on every request)
+        self.tools: Mapping[str, Tool] = MappingProxyType(self._tools)
+        """The registered tools by name."""
+        self.resources: Mapping[str, Resource] = MappingProxyType(self._resources)
+        """Static resources by URI."""
+        self.resource_templates: Mapping[str, ResourceTemplate] = MappingProxyType(self._templates)
+        """Resource templates by URI template."""
+        self.prompts: Mapping[str, Prompt] = MappingProxyType(self._prompts)
+        """The registered prompts by name."""
         self.switches = Switches()  # enable/disable rules; who may be hidden from whom
         self._includes: list[_compose.Include] = []  # the apps this one includes
         self.middleware_chain: tuple[Middleware, ...] = ()  # the first is the outermost
@@ -228,16 +238,6 @@ class App(Announcer):
         _compose.remove(self, "resource" if uri in self._resources else "resource template", uri)
         self._changed("resources")
 
-    @property
-    def resources(self) -> Mapping[str, Resource]:
-        """Static resources by URI, in registration order."""
-        return self._resources
-
-    @property
-    def resource_templates(self) -> Mapping[str, ResourceTemplate]:
-        """Resource templates by URI template, in registration order."""
-        return self._templates
-
     # ------------------------------------------------------------------------ prompts
 
     @overload
@@ -268,11 +268,6 @@ class App(Announcer):
         _compose.remove(self, "prompt", name)
         self._changed("prompts")
 
-    @property
-    def prompts(self) -> Mapping[str, Prompt]:
-        """The registered prompts by name, in registration order."""
-        return self._prompts
-
     def completion(self, fn: F) -> F:
         """Register the app-level completion handler.
 
@@ -297,11 +292,6 @@ class App(Announcer):
             raise KeyError(f"no tool named {name!r}")
         _compose.remove(self, "tool", name)
         self._changed("tools")
-
-    @property
-    def tools(self) -> Mapping[str, Tool]:
-        """The registered tools by name, in registration order (read-only view)."""
-        return self._tools
 
     # ------------------------------------------------------------------ enable/disable
 

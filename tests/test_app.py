@@ -163,3 +163,31 @@ def test_every_definition_has_one_shape() -> None:
             },
         ),
     ]
+
+
+def test_the_registries_are_read_only_views_that_follow_the_app() -> None:
+    app = App("views", "1.0.0")
+    views = (app.tools, app.prompts, app.resources, app.resource_templates)
+
+    @app.tool()
+    def ping() -> str:
+        return "pong"
+
+    @app.prompt()
+    def hello() -> str:
+        return "hi"
+
+    @app.resource("memo://a")
+    def memo() -> str:
+        return "a"
+
+    @app.resource("memo://{name}")
+    def named(name: str) -> str:
+        return name
+
+    assert [list(view) for view in views] == [["ping"], ["hello"], ["memo://a"], ["memo://{name}"]]
+    for view in views:
+        with pytest.raises(TypeError):
+            view["other"] = None  # type: ignore[index]
+    app.remove_tool("ping")
+    assert "ping" not in app.tools

@@ -187,8 +187,10 @@ def parse(obj: Any) -> Message:
         raise InvalidRequest()
     if "id" not in obj:
         return Notification(method, params)
-    request_id = readable_id(obj)
-    if request_id is None:  # null, float, boolean, object: MCP ids are strings or integers
+    request_id = obj["id"]  # (as_id, inline: every request's)
+    if not isinstance(request_id, str) and (
+        not isinstance(request_id, int) or isinstance(request_id, bool)
+    ):  # null, float, boolean, object: MCP ids are strings or integers
         raise InvalidRequest()
     return Request(request_id, method, params)
 

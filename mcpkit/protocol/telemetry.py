@@ -57,7 +57,9 @@ def answered(
     throwaway session then lingers)."""
     if telemetry is None:
         return one(obj, in_batch=in_batch)
-    spans = telemetry._spans if telemetry._spans is not None else telemetry.spans()
+    spans = telemetry._spans
+    if spans is None and (telemetry.eager or "opentelemetry.trace" in sys.modules):
+        spans = telemetry.spans()
     if spans is None:
         return one(obj, in_batch=in_batch)
     return spans.answer(one, session, obj, in_batch=in_batch)
@@ -67,11 +69,12 @@ class Telemetry:
     """Traces requests once OpenTelemetry is configured (:class:`~mcpkit.protocol.spans.Spans`
     does the work; it is imported only then)."""
 
-    __slots__ = ("_configured", "_spans", "propagate_only", "provider")
+    __slots__ = ("_configured", "_spans", "eager", "propagate_only", "provider")
 
     def __init__(self, propagate_only: bool, provider: Any = None) -> None:
         self.propagate_only = propagate_only
         self.provider = provider
+        self.eager = provider is not None or propagate_only  # else: once OpenTelemetry is in
         self._spans: Spans | None = None
         self._configured: Callable[..., Spans | None] | None = None
 
@@ -79,8 +82,7 @@ class Telemetry:
         """What traces requests; ``None`` while no tracer provider is configured (asked again
         on the next request, as an SDK may be set up after the server)."""
         # No SDK can be configured without importing OpenTelemetry's trace API first.
-        may_trace = self.provider is not None or self.propagate_only
-        if self._spans is None and (may_trace or "opentelemetry.trace" in sys.modules):
+        if self._spans is None and (self.eager or "opentelemetry.trace" in sys.modules):
             configured = self._configured
             if configured is None:
                 from mcpkit.protocol.spans import Spans  # OpenTelemetry, imported on first use

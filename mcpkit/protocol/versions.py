@@ -73,7 +73,10 @@ def progress_messages(version: str) -> bool:
 
 def structured_output(version: str) -> bool:
     """Tool results carry ``structuredContent`` without a mirrored text block."""
-    return at_least(version, "2025-06-18")
+    return version in _STRUCTURED  # (at_least, computed once: read by every tools/call)
+
+
+_STRUCTURED = frozenset(version for version in ALL_VERSIONS if at_least(version, "2025-06-18"))
 
 
 def arguments_fail_as_results(version: str) -> bool:

@@ -275,7 +275,8 @@ class HttpApp:
                 return  # the client closed the stream: the call was cancelled
         else:
             response = await asyncio.ensure_future(call)
-        status = status_of(response, stateless_era=stateless_era)
+        failed = response is not None and "error" in response  # (else 200: no call to ask)
+        status = status_of(response, stateless_era=stateless_era) if failed else 200
         await (json_answer(http, response, status) if out is None else out.finish(response, status))
 
     # ------------------------------------------------------------------ GET/DELETE
