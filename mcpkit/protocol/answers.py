@@ -8,14 +8,14 @@ import contextlib
 import logging
 from typing import Any
 
-from mcpkit.exceptions import InternalError, Unencodable
+from mcpkit.exceptions import InternalError, InvalidRequest, Unencodable
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.envelope import stateless_result
 from mcpkit.protocol.jsonrpc import Request
 from mcpkit.protocol.methods import HANDLERS, Runtime
 from mcpkit.protocol.versions import is_stateless
 
-__all__ = ["encoded_answer", "internal"]
+__all__ = ["at_once", "encoded_answer", "internal"]
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -53,3 +53,12 @@ def internal(method: str, exc: BaseException) -> InternalError:
     """A handler's unexpected failure: logged with its traceback, answered ``-32603``."""
     logger.error("internal error answering %r", method, exc_info=exc)
     return InternalError()
+
+
+async def at_once(message: Any) -> dict[str, Any] | None:
+    """What answers a message that runs nothing, as a session's coroutine: its error, or
+    ``None`` (a notification, an answer); a request here is an ``initialize`` in a batch."""
+    if isinstance(message, Request):
+        error = InvalidRequest("Invalid Request: initialize must not be part of a batch")
+        return jsonrpc.error_response(message.id, error)
+    return message  # type: ignore[no-any-return]

@@ -18,7 +18,8 @@ from mcpkit.exceptions import (
     UrlElicitationRequired,
 )
 from mcpkit.protocol import jsonrpc
-from mcpkit.protocol.jsonrpc import Response
+from mcpkit.protocol.incoming import CANCELLED
+from mcpkit.protocol.jsonrpc import Notification, Response
 from mcpkit.protocol.request import Send, encoding
 from mcpkit.protocol.versions import sse_priming
 from mcpkit.types import RequestId
@@ -136,6 +137,14 @@ class Connection:
         function holds this connection's listener: dropped, so no cycle outlives the session."""
         unsubscribe, self._unsubscribe = self._unsubscribe, _not_listening
         unsubscribe()
+
+    def notified(self, note: Notification) -> None:
+        """The client's notification takes effect: ``initialized``, or a request cancelled."""
+        params = note.params if isinstance(note.params, dict) else {}
+        if note.method == "notifications/initialized":
+            self.initialized = True
+        elif note.method == CANCELLED:
+            self.cancel(params.get("requestId"))
 
     def cancel(self, request_id: Any) -> None:
         """Cancel a running request; unknown ids, finished requests and values that are no id

@@ -22,7 +22,7 @@ import contextlib
 import contextvars
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from functools import partial
 from typing import Any
 
@@ -42,12 +42,12 @@ from mcpkit.exceptions import (
 from mcpkit.middleware import Transport
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.access import step_up
-from mcpkit.protocol.answers import encoded_answer, internal
+from mcpkit.protocol.answers import at_once, encoded_answer, internal
 from mcpkit.protocol.connection import Connection, discard
 from mcpkit.protocol.envelope import stateless_result
 from mcpkit.protocol.fleet import fleet_for, join, not_joined, tasks_for
 from mcpkit.protocol.headers import Headers
-from mcpkit.protocol.incoming import CANCELLED, Incoming, Taken, admit, cancel_target, no_batches
+from mcpkit.protocol.incoming import Incoming, Taken, admit, cancel_target, no_batches
 from mcpkit.protocol.jsonrpc import Limits, Notification, Request, Response
 from mcpkit.protocol.methods import (
     HANDLERS,
@@ -235,24 +235,32 @@ class Session(Connection):
             return jsonrpc.error_response(None, exc)
         return await self.handle(obj, send=send)
 
-    async def handle(self, obj: Any, *, send: Send | None = None, width: int | None = None) -> Any:
+    def handle(
+        self, obj: Any, *, send: Send | None = None, width: int | None = None
+    ) -> Coroutine[Any, Any, Any]:
         """Answer one decoded JSON value (a message, or a batch where the version has them), or
-        a request :func:`~mcpkit.protocol.incoming.admit` already parsed (not parsed again).
+        a request :func:`~mcpkit.protocol.incoming.admit` already parsed (not parsed again):
+        the coroutine to await (a plain function: a call resumes through one layer less).
 
         ``send`` overrides the session's writer for the notifications this message's requests
         emit (HTTP answers each POST on its own stream). ``width`` runs a batch's members at most
         that many at once (default: as many as :meth:`slots` says).
         """
-        # Nothing to override (stdio): skip the context variable's set and reset.
-        sending = None if send is None else encoding(send)
-        token = None if send is None and _request_send.get() is None else _request_send.set(sending)
+        if send is not None or _request_send.get() is not None:  # else nothing to override
+            return self._handle_sending(obj, None if send is None else encoding(send), width)
+        return self._answer(obj, width)
+
+    async def _handle_sending(self, obj: Any, sending: Send | None, width: int | None) -> Any:
+        token = _request_send.set(sending)
         try:
-            if isinstance(obj, list):
-                return await self._batch(obj, width)
-            return await answered(self.server.telemetry, self._one, self, obj, in_batch=False)
+            return await self._answer(obj, width)
         finally:
-            if token is not None:
-                _request_send.reset(token)
+            _request_send.reset(token)
+
+    def _answer(self, obj: Any, width: int | None) -> Coroutine[Any, Any, Any]:
+        if isinstance(obj, list):
+            return self._batch(obj, width)
+        return answered(self.server.telemetry, self._one, self, obj, in_batch=False)
 
     def take(self, line: bytes | str) -> Taken:
         """What a transport reading a stream does with one line, decided here: a request (or
@@ -313,23 +321,18 @@ class Session(Connection):
         except InvalidRequest as exc:
             return jsonrpc.error_response(jsonrpc.readable_id(obj), exc)
         if isinstance(message, Notification):
-            self._notification(message)
+            self.notified(message)
         elif isinstance(message, Response):
             self._answered(message)
         else:
             return message
         return None
 
-    async def _one(self, obj: Any, *, in_batch: bool) -> dict[str, Any] | None:
+    def _one(self, obj: Any, *, in_batch: bool) -> Coroutine[Any, Any, dict[str, Any] | None]:
         message = obj if type(obj) is Request else self._take(obj)  # admitted: parsed once
-        if not isinstance(message, Request):
-            return message
-        if in_batch and message.method == "initialize":
-            return jsonrpc.error_response(
-                message.id,
-                InvalidRequest("Invalid Request: initialize must not be part of a batch"),
-            )
-        return await self._request(message)
+        if isinstance(message, Request) and not (in_batch and message.method == "initialize"):
+            return self._request(message)  # (a plain function: no coroutine around it)
+        return at_once(message)
 
     # -------------------------------------------------------------------- requests
 
@@ -439,12 +442,3 @@ class Session(Connection):
         if app.instructions:
             result["instructions"] = app.instructions
         return result
-
-    # --------------------------------------------------------------- notifications
-
-    def _notification(self, note: Notification) -> None:
-        params = note.params if isinstance(note.params, dict) else {}
-        if note.method == "notifications/initialized":
-            self.initialized = True
-        elif note.method == CANCELLED:
-            self.cancel(params.get("requestId"))

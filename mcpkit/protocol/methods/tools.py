@@ -56,9 +56,11 @@ logger = logging.getLogger("mcpkit.server")
 _tools_list = listing("tools", lambda app: app.tools)
 
 
-async def _tools_call(
+def _tools_call(
     runtime: Runtime, ctx: RequestContext, params: dict[str, Any]
-) -> dict[str, Any]:
+) -> Awaitable[dict[str, Any]]:
+    # A plain function returning the call's coroutine (its checks raise at once): a call
+    # resumes through one layer less.
     name = string_param(params, "name")
     arguments = params.get("arguments")
     if arguments is None:
@@ -75,7 +77,7 @@ async def _tools_call(
         raise InternalError() from None
 
     if tool.task == "forbidden" and not ctx.stateless:  # the common call: nothing around it
-        return await _run_tool(runtime, ctx, tool, arguments)
+        return _run_tool(runtime, ctx, tool, arguments)
     # A partial, not a closure: the call awaits _run_tool itself, no coroutine around it.
     call: Callable[[], Awaitable[dict[str, Any]]]
     call = functools.partial(_run_tool, runtime, ctx, tool, arguments)
@@ -85,8 +87,8 @@ async def _tools_call(
         carried = functools.partial(_carried, runtime, params, call)
         call = functools.partial(call_as_task, runtime, ctx, tool, carried)
     if not ctx.stateless:  # only 2026-07-28 requests carry input responses
-        return await call()
-    return await with_input(runtime, ctx, params, ("tools/call", name), call)
+        return call()
+    return with_input(runtime, ctx, params, ("tools/call", name), call)
 
 
 async def _run_tool(
