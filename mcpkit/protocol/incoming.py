@@ -169,16 +169,17 @@ def admit(data: bytes, headers: Headers, app: App, limits: Limits) -> Incoming:
 
 
 def _era(obj: Any, headers: Headers, app: App) -> Incoming:
-    header = _first(headers, VERSION_HEADER)
+    values = headers.get(VERSION_HEADER)  # (_first, inline: every request's)
+    header = values[0] if values else None
     request = _single_request(obj)  # parsed once, for the era and then for the session
     if request is not None:
         params = request.params if isinstance(request.params, dict) else {}
         if is_stateless_version(header) or is_stateless(request.method, params):
             return _stateless_request(request, params, headers, app)
-        version = _handshake_version(header, obj)
-        return Incoming(
-            request, stateless=False, version=version, initialize=request.method == "initialize"
-        )
+        known = header is None or header in HANDSHAKE_VERSIONS  # (else the call refuses it)
+        version = header if known else _handshake_version(header, obj)
+        initialize = request.method == "initialize"
+        return Incoming(request, stateless=False, version=version, initialize=initialize)
     if is_stateless_version(header) or _stateless_message(obj):
         return _stateless(obj, headers, app)
     return Incoming(

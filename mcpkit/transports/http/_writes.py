@@ -34,6 +34,8 @@ class HeldWrites:
         self._held: list[bytes] = []
         self._loop = asyncio.get_running_loop()
         self._next_turn = _next_turns.get(self._loop)
+        if hasattr(transport, "is_closing"):  # asked on every response: no __getattr__ call
+            self.is_closing = transport.is_closing
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         held = self._held

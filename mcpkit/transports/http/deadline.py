@@ -50,11 +50,14 @@ class ReadDeadline(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.inner.data_received(data)
+        cycle = getattr(self.inner, "cycle", None)  # (_waiting_for, inline: every request's)
+        if cycle is not None and not cycle.response_complete and not cycle.more_body:
+            if self.timer is not None:  # a request is in: no deadline while it is answered
+                self._disarm()
+            return
         waiting = self._waiting_for()
         if waiting == "body" or (waiting == "headers" and self.timer is None):
             self._arm()  # a body's every piece restarts the clock; headers' first byte starts it
-        elif waiting is None:
-            self._disarm()
 
     def eof_received(self) -> bool | None:
         return self.inner.eof_received()
