@@ -194,11 +194,13 @@ class Switches:
         self.restricted = self.guarded > 0 or bool(self.off)
 
     def added(self, definition: Any) -> None:
-        if definition.access.guarded:
-            self.guarded += 1
-        if not self._enabled(definition):
-            self.off.add(definition)
-        self._changed()
+        try:
+            if definition.access.guarded:
+                self.guarded += 1
+            if not self._enabled(definition):
+                self.off.add(definition)
+        finally:  # (even when a rule cannot be read: what was counted is restricted)
+            self._changed()
 
     def removed(self, definition: Any) -> None:
         if definition.access.guarded:

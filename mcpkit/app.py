@@ -82,15 +82,10 @@ class App(Announcer):
         self._resources: dict[str, Resource] = {}
         self._templates: dict[str, ResourceTemplate] = {}
         self._prompts: dict[str, Prompt] = {}
-        # Read-only views, in registration order (attributes: a call reads one on every request)
-        self.tools: Mapping[str, Tool] = MappingProxyType(self._tools)
-        """The registered tools by name."""
-        self.resources: Mapping[str, Resource] = MappingProxyType(self._resources)
-        """Static resources by URI."""
-        self.resource_templates: Mapping[str, ResourceTemplate] = MappingProxyType(self._templates)
-        """Resource templates by URI template."""
-        self.prompts: Mapping[str, Prompt] = MappingProxyType(self._prompts)
-        """The registered prompts by name."""
+        self._tools_view = MappingProxyType(self._tools)  # (read-only views, made once)
+        self._resources_view = MappingProxyType(self._resources)
+        self._templates_view = MappingProxyType(self._templates)
+        self._prompts_view = MappingProxyType(self._prompts)
         self.switches = Switches()  # enable/disable rules; who may be hidden from whom
         self._includes: list[_compose.Include] = []  # the apps this one includes
         self.middleware_chain: tuple[Middleware, ...] = ()  # the first is the outermost
@@ -138,10 +133,8 @@ class App(Announcer):
     def tool(self, fn: None = None, /, **options: Unpack[ToolOptions]) -> Callable[[F], F]: ...
 
     def tool(self, fn: F | None = None, /, **options: Unpack[ToolOptions]) -> F | Callable[[F], F]:
-        """Register a function as a tool; ``@app.tool`` and ``@app.tool(...)`` both work.
-
-        The function is returned unchanged. Options are those of :meth:`add_tool`.
-        """
+        """Register a function as a tool; ``@app.tool`` and ``@app.tool(...)`` both work. The
+        function is returned unchanged. Options are those of :meth:`add_tool`."""
         register = _registrar(lambda func: self.add_tool(func, **options))
         return register if fn is None else register(fn)
 
@@ -238,6 +231,16 @@ class App(Announcer):
         _compose.remove(self, "resource" if uri in self._resources else "resource template", uri)
         self._changed("resources")
 
+    @property
+    def resources(self) -> Mapping[str, Resource]:
+        """Static resources by URI, in registration order (a read-only view)."""
+        return self._resources_view
+
+    @property
+    def resource_templates(self) -> Mapping[str, ResourceTemplate]:
+        """Resource templates by URI template, in registration order (a read-only view)."""
+        return self._templates_view
+
     # ------------------------------------------------------------------------ prompts
 
     @overload
@@ -268,6 +271,11 @@ class App(Announcer):
         _compose.remove(self, "prompt", name)
         self._changed("prompts")
 
+    @property
+    def prompts(self) -> Mapping[str, Prompt]:
+        """The registered prompts by name, in registration order (a read-only view)."""
+        return self._prompts_view
+
     def completion(self, fn: F) -> F:
         """Register the app-level completion handler.
 
@@ -292,6 +300,11 @@ class App(Announcer):
             raise KeyError(f"no tool named {name!r}")
         _compose.remove(self, "tool", name)
         self._changed("tools")
+
+    @property
+    def tools(self) -> Mapping[str, Tool]:
+        """The registered tools by name, in registration order (a read-only view)."""
+        return self._tools_view
 
     # ------------------------------------------------------------------ enable/disable
 

@@ -189,5 +189,7 @@ def test_the_registries_are_read_only_views_that_follow_the_app() -> None:
     for view in views:
         with pytest.raises(TypeError):
             view["other"] = None  # type: ignore[index]
+    with pytest.raises(AttributeError):
+        app.tools = {}  # type: ignore[misc]
     app.remove_tool("ping")
     assert "ping" not in app.tools

@@ -185,6 +185,22 @@ async def test_http_handshake_era_requests_without_a_session(recorder: Recorder)
 
 
 @synchronous
+async def test_a_request_that_also_carries_a_result_is_traced_as_on_stdio(
+    recorder: Recorder,
+) -> None:
+    """A message with a method and a result is run as the request its method names (the
+    method is read first), and, as over stdio, where the tracer reads the raw message, it
+    gets no span: admission hands it on unparsed, as it does every message that is not
+    plainly one request."""
+    asgi = build(recorder.provider).asgi(stateless=True, json_response=True)
+    both = {**_call(5, ADD), "result": {}}
+    answer = await request(asgi, "POST", both, {"mcp-protocol-version": "2025-06-18"})
+    assert answer.json["result"]["structuredContent"] == {"result": 3}
+    await asgi.aclose()
+    assert recorder.spans() == []
+
+
+@synchronous
 async def test_requests_http_refuses_before_a_session_get_spans(recorder: Recorder) -> None:
     asgi = build(recorder.provider).asgi(json_response=True)
     no_capabilities = {

@@ -5,6 +5,7 @@ Every message is a literal: what a client sends, and exactly what it gets back.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterator
 from typing import Any
@@ -373,6 +374,24 @@ def test_a_batch_at_2025_03_26_is_answered_with_an_array() -> None:
         {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}},
         err(3, -32601, "Method not found: no/such"),
     ]
+
+
+def test_a_cancellation_in_a_batch_cancels_a_request_of_the_same_batch() -> None:
+    """Members run in order, each in its own task: by the time the cancellation takes effect
+    the request it names is running, so it is cancelled and never answered."""
+    waits = App("waits", "1.0.0")
+
+    @waits.tool
+    async def slow() -> str:
+        await asyncio.sleep(5)
+        return "done"
+
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+    with connect("2025-03-26", waits) as client:
+        assert (
+            client.send([req(1, "tools/call", {"name": "slow", "arguments": {}}), cancel]) is None
+        )
+        assert client.send([req(2, "ping"), cancel]) == [ok(2, {})]  # (1 is gone: ignored)
 
 
 def test_an_empty_batch_is_one_invalid_request() -> None:

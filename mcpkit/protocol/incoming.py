@@ -195,6 +195,8 @@ def _single_request(obj: Any) -> Request | None:
     raw value: batches, notifications, answers and what is no message)."""
     if type(obj) is not dict or "id" not in obj or "method" not in obj:
         return None
+    if "result" in obj or "error" in obj:  # (what tries to be an answer too: decided raw)
+        return None
     try:
         message = jsonrpc.parse(obj)
     except InvalidRequest:

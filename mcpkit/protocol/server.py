@@ -307,11 +307,16 @@ class Session(Connection):
         error = jsonrpc.batch_error(items, self.server.limits)
         if error is not None:
             return jsonrpc.error_response(None, error)
-        one = functools.partial(answered, self.server.telemetry, self._one, self, in_batch=True)
+        one = functools.partial(answered, self.server.telemetry, self._member, self, in_batch=True)
         width = width or self.slots(items)
         answers = await jsonrpc.answer_batch(items, one, width, lambda: self._closing)
         responses = [answer for answer in answers if answer is not None]
         return None if self._closing else responses or None  # closing: no answers at all
+
+    async def _member(self, obj: Any, *, in_batch: bool) -> dict[str, Any] | None:
+        # A batch member is taken in its own task, in order (a cancellation names a running
+        # request); _one() takes a message when called, which is before the task runs.
+        return await self._one(obj, in_batch=in_batch)
 
     def _take(self, obj: Any) -> Request | dict[str, Any] | None:
         """Parse one message. A request comes back, to be run; a notification or the client's

@@ -148,7 +148,7 @@ class Exchange:
                 raise ClientGone
             chunk: bytes = message.get("body", b"")
             if not chunks and not message.get("more_body", False) and len(chunk) <= limit:
-                return chunk  # the whole body in one message (most requests)
+                return chunk if type(chunk) is bytes else bytes(chunk)  # whole in one message
             size += len(chunk)
             if size > limit:
                 raise _too_large(limit)

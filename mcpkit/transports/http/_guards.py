@@ -40,7 +40,8 @@ class Guards:
         """:meth:`check_host`, then :meth:`check_origin` (remembered when both pass)."""
         server = http.scope.get("server")  # (ASGI allows a list: keyed by what is read of it)
         host, origin = http.headers.get("host"), http.headers.get("origin")  # (values' lists)
-        key = (str(server[0]) if server else None, host and host[0], origin and origin[0])
+        bound = str(server[0]) if server else None
+        key = (bound, host[0] if host else None, origin[0] if origin else None)
         if key not in self._passed:
             self.check_host(http)
             self.check_origin(http)
@@ -49,7 +50,7 @@ class Guards:
     def check_post(self, http: Exchange) -> None:
         """:meth:`check_content` (remembered when it passes)."""
         content_type, accept = http.headers.get("content-type"), http.headers.get("accept")
-        key = (content_type and content_type[0], accept and accept[0])
+        key = (content_type[0] if content_type else None, accept[0] if accept else None)
         if key not in self._passed_content:
             self.check_content(http)
             _remember(self._passed_content, key)
