@@ -168,7 +168,7 @@ class Workers:
             outbox.plain  # (false without the speed-ups module)
             and _speedups.idle(loop)
             and loop not in self._busy
-            and self._wait_for(fn)
+            and (not self._skips or self._wait_for(fn))  # (no call while nothing is skipped)
         )
         if here:
             job.route = _TO_WAITER
@@ -223,7 +223,7 @@ class Workers:
                     os.sched_yield()  # (lets go of the GIL)
             job.done.acquire(timeout=WAIT_HERE)
         finally:  # also when a signal handler raised: the outbox then settles the future
-            missed = self._to_outbox(job, loop)  # not in time: the result takes that path
+            missed = job.route != _HANDED and self._to_outbox(job, loop)  # not in time
         if missed and not job.started:  # no thread got to it in time: the machine is busy,
             assert job.future is not None  # not the function slow; wait for it again next time
             return await job.future
