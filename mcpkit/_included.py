@@ -9,6 +9,7 @@ a view (nested includes) points at the first origin. A subclass of a kind (an MC
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any
 
 from mcpkit._availability import Access
@@ -57,8 +58,10 @@ class _View(Definition):
     source: Any  # what the view shows: a definition of ``source_app``'s registry (maybe a view)
     source_app: Any
 
-    async def invoke(self, kwargs: dict[str, Any], context: Context | None, workers: Any) -> Any:
-        return await super().invoke(kwargs, _owned(context, self.owner), workers)
+    def invoke(
+        self, kwargs: dict[str, Any], context: Context | None, workers: Any
+    ) -> Awaitable[Any]:
+        return super().invoke(kwargs, _owned(context, self.owner), workers)
 
     def off_upstream(self) -> bool:
         return self.source in self.source_app.switches.off

@@ -10,13 +10,13 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcpkit._elicitation import require_mode
-from mcpkit.app import App
 from mcpkit.exceptions import (
     ClientCapabilityError,
     ClientRequestError,
     ProtocolError,
     UrlElicitationRequired,
 )
+from mcpkit.middleware import Transport
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.incoming import CANCELLED
 from mcpkit.protocol.jsonrpc import Notification, Response
@@ -24,16 +24,24 @@ from mcpkit.protocol.request import Send, encoding
 from mcpkit.protocol.versions import sse_priming
 from mcpkit.types import RequestId
 
-__all__ = ["Connection", "discard"]
+__all__ = ["MAX_IN_FLIGHT", "Connection", "discard"]
 
 _LISTS = frozenset({"tools", "prompts", "resources"})
+MAX_IN_FLIGHT = 64
+"""Requests a connection runs at once (each member of a batch counts) unless told otherwise."""
 _MAX_AWAITED = 1024  # URL elicitations a connection remembers (the oldest is forgotten)
 
 
 class Connection:
     """One connection's state: the handshake facts and the requests running on it."""
 
-    def __init__(self, app: App, send: Send, *, listen: bool, max_in_flight: int) -> None:
+    def __init__(
+        self, server: Any, send: Send, *, listen: bool = True, max_in_flight: int = MAX_IN_FLIGHT
+    ) -> None:
+        # (one __init__ for the Session too: a throwaway one is made per HTTP request)
+        self.server = server  # the Server (its Session's request path reads it)
+        self.transport: Transport = "stdio"
+        self.session_id: str | None = None  # an HTTP session's Mcp-Session-Id
         self.send = _DISCARD if send is discard else encoding(send)
         self.max_in_flight = max_in_flight  # requests running at once, batch members included
         self.version: str | None = None
@@ -51,7 +59,7 @@ class Connection:
         self._awaited: dict[str, None] = {}  # URL elicitation ids this client was sent
         self._closing = False  # cancel_all() was called: start nothing more
         self._loop = asyncio.get_running_loop()
-        self._unsubscribe = app.subscribe(self._app_changed) if listen else _not_listening
+        self._unsubscribe = server.app.subscribe(self._app_changed) if listen else _not_listening
 
     def _app_changed(self, kind: str, uri: str | None) -> None:
         """Tell this (initialized) client about changes; callable from any thread."""

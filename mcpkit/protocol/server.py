@@ -43,7 +43,7 @@ from mcpkit.middleware import Transport
 from mcpkit.protocol import jsonrpc
 from mcpkit.protocol.access import step_up
 from mcpkit.protocol.answers import at_once, encoded_answer, internal
-from mcpkit.protocol.connection import Connection, discard
+from mcpkit.protocol.connection import MAX_IN_FLIGHT, Connection, discard
 from mcpkit.protocol.envelope import stateless_result
 from mcpkit.protocol.fleet import fleet_for, join, not_joined, tasks_for
 from mcpkit.protocol.headers import Headers
@@ -87,9 +87,6 @@ _request_send: contextvars.ContextVar[Send | None] = contextvars.ContextVar(
     "mcpkit_request_send", default=None
 )
 
-MAX_IN_FLIGHT = 64
-"""Requests a connection runs at once (each member of a batch counts) unless told otherwise."""
-
 _NO_SESSION = (
     "Invalid params: no session; send 'initialize' first, or carry _meta "
     f"{META_VERSION!r} and {META_CAPABILITIES!r} on every request"
@@ -107,9 +104,8 @@ class Server:
         self.fleet = fleet_for(app.options.store)  # None: tasks and changes stay in this process
         self.tasks = functools.cache(partial(tasks_for, self.fleet, app.options))  # on first use
         self._leave_fleet: Callable[[], Awaitable[None]] = not_joined  # start() joins the fleet
-        self._serve(Runtime(app, self.workers, signer, self.streams, self.capabilities, self.tasks))
         self.telemetry = telemetry_for(app.options.tracer_provider)  # None: MCPKIT_OTEL=off
-        self._admit = admit if self.telemetry is None else self.telemetry.admit  # traces refusals
+        self._serve(Runtime(app, self.workers, signer, self.streams, self.capabilities, self.tasks))
         self.state: Any = None
         self._capabilities: dict[bool, dict[str, Any]] = {}
         self._generation = 0  # bumped by every change that may alter the capabilities
@@ -119,15 +115,16 @@ class Server:
     def _serve(self, runtime: Runtime) -> None:  # the App served, and what is bound to it
         self.app, self.runtime, self.read_uri = runtime.app, runtime, partial(read_uri, runtime)
         self.step_up = partial(step_up, runtime.app)  # (incoming, session) -> scopes to challenge
+        admitting = admit if self.telemetry is None else self.telemetry.admit  # traces refusals
+        self.admit: Callable[[bytes, Headers], Incoming]
+        self.admit = partial(admitting, app=runtime.app, limits=self.limits)
+        """``admit(data, headers)``: :func:`~mcpkit.protocol.incoming.admit` for this server's
+        App (raises ``Refused``; a partial, not a method: one frame less a request)."""
 
     def replace_app(self, app: App) -> None:
         """Serve ``app`` from now on (a reload); running requests finish with the old App."""
         self.app.hand_over(app)  # whoever listened to the old App hears this one
         self._serve(replace(self.runtime, app=app))
-
-    def admit(self, data: bytes, headers: Headers) -> Incoming:
-        """:func:`~mcpkit.protocol.incoming.admit` for this server's App (raises ``Refused``)."""
-        return self._admit(data, headers, self.app, self.limits)
 
     def capabilities(self, stateless: bool = False) -> dict[str, Any]:
         """An era's ``ServerCapabilities`` (computed once, again after the app's lists change)."""
@@ -196,11 +193,14 @@ class Server:
     def sessionless(self, incoming: Incoming) -> Session:
         """A throwaway session that answers one admitted message and ends: stateless era, or
         a handshake-era request outside any session, at the version its header names
-        (:data:`~mcpkit.protocol.versions.HTTP_DEFAULT_VERSION` without one)."""
+        (:data:`~mcpkit.protocol.versions.HTTP_DEFAULT_VERSION` without one). A batch that
+        version does not take is refused here (``Refused``)."""
         session = Session(self, discard, listen=False)  # (session(), inline: once per request)
         session.transport, session.supports_requests = "http", False
         if not incoming.stateless and not incoming.initialize:
             session.version = incoming.version or HTTP_DEFAULT_VERSION
+        if isinstance(incoming.message, list):  # (check_batch()'s question, asked first)
+            incoming.check_batch(session.version)
         return session
 
     acting_for = ActingFor
@@ -217,13 +217,7 @@ class Session(Connection):
     """One connection: answers its messages (the request path; its state and bookkeeping are
     :class:`~mcpkit.protocol.connection.Connection`'s)."""
 
-    def __init__(
-        self, server: Server, send: Send, *, listen: bool = True, max_in_flight: int = MAX_IN_FLIGHT
-    ) -> None:
-        super().__init__(server.app, send, listen=listen, max_in_flight=max_in_flight)
-        self.server = server
-        self.transport: Transport = "stdio"
-        self.session_id: str | None = None  # an HTTP session's Mcp-Session-Id
+    server: Server  # (Connection's __init__ sets it: one frame a session)
 
     # ------------------------------------------------------------------------- entry
 
@@ -248,7 +242,9 @@ class Session(Connection):
         """
         if send is not None or _request_send.get() is not None:  # else nothing to override
             return self._handle_sending(obj, None if send is None else encoding(send), width)
-        return self._answer(obj, width)
+        if not isinstance(obj, list):  # (_answer(), inline: once per request)
+            return answered(self.server.telemetry, self._one, self, obj, in_batch=False)
+        return self._batch(obj, width)
 
     async def _handle_sending(self, obj: Any, sending: Send | None, width: int | None) -> Any:
         token = _request_send.set(sending)

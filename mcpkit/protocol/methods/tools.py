@@ -14,7 +14,7 @@ import functools
 import logging
 import math
 import sys
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from mcpkit import _codec
@@ -117,7 +117,7 @@ async def _run_tool(
         return error_result(_failure_text(runtime, name, exc))
 
 
-async def _within(limit: float, running: Coroutine[Any, Any, Any], tool: Tool) -> Any:
+async def _within(limit: float, running: Awaitable[Any], tool: Tool) -> Any:
     """The tool's value, or past ``limit`` seconds its cancellation and a ``ToolError`` saying
     so. A cancellation from elsewhere (the client's) is not a timeout: it goes on as it was.
     A sync tool's thread cannot be stopped; it runs on and the worker drops its late result."""

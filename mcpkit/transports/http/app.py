@@ -201,25 +201,20 @@ class HttpApp:
         incoming = self.server.admit(body, http.headers)
         if incoming.accepted:
             await http.respond(202)  # nothing for a notification to do over HTTP in this era
-        elif incoming.stateless or self.stateless:
-            await self._answer_once(http, incoming)
+        elif incoming.stateless or self.stateless:  # a throwaway session: no state outlives it
+            session = self.server.sessionless(incoming)
+            try:
+                await self._answer(http, session, incoming, stateless_era=incoming.stateless)
+            finally:  # a batch's members still running if this request was cancelled
+                waiting = session.end()
+                if waiting is not None:
+                    await waiting
         elif incoming.initialize:
             await self._initialize(http, incoming)
         else:
             await self._post_session(http, incoming)
         if not self.warming.done:
             self.warming.answered(asyncio.get_running_loop(), self.server.app, incoming.message)
-
-    async def _answer_once(self, http: Exchange, incoming: Incoming) -> None:
-        """Answer on a throwaway session: no state outlives the request."""
-        session = self.server.sessionless(incoming)
-        incoming.check_batch(session.version)
-        try:
-            await self._answer(http, session, incoming, stateless_era=incoming.stateless)
-        finally:  # a batch's members still running if this request was cancelled
-            waiting = session.end()
-            if waiting is not None:
-                await waiting
 
     async def _post_session(self, http: Exchange, incoming: Incoming) -> None:
         live = self._live(http, incoming.request_id)
