@@ -160,6 +160,47 @@ def test_everything_else_is_the_transports_own() -> None:
     assert asyncio.run(scenario()) == ("127.0.0.1", 5555)
 
 
+def test_every_method_of_an_asyncio_transport_is_there_and_the_transports_own() -> None:
+    """Without a ``__getattr__`` (it would make uvicorn's every read of the transport a slow
+    lookup), each method of asyncio's transport API is handed on, or held writes' own."""
+    names = {
+        name
+        for kind in (asyncio.ReadTransport, asyncio.WriteTransport)
+        for name in dir(kind)
+        if not name.startswith("_")
+    }
+
+    class Full:
+        def __getattr__(self, name: str) -> Any:
+            return lambda *args: (name, args)
+
+    async def scenario() -> None:
+        writes = HeldWrites(Full(), Protocol())  # type: ignore[arg-type]
+        for name in sorted(names):
+            assert callable(getattr(writes, name)), name
+        handed: Any = writes  # (what the methods return here is the fake's)
+        assert handed.pause_reading() == ("pause_reading", ())
+        assert handed.set_write_buffer_limits(1, 2) == ("set_write_buffer_limits", (1, 2))
+
+    asyncio.run(scenario())
+
+
+def test_abort_drops_what_is_held() -> None:
+    class Aborting(Transport):
+        def abort(self) -> None:
+            self.log.append("aborted")
+
+    async def scenario() -> list[Any]:
+        transport = Aborting()
+        writes = HeldWrites(transport, Protocol())  # type: ignore[arg-type]
+        writes.write(HEAD)
+        writes.abort()
+        await asyncio.sleep(0)  # nothing left for the next turn either
+        return transport.log
+
+    assert asyncio.run(scenario()) == ["aborted"]
+
+
 def test_each_loop_has_its_own_next_turn_flush_in_one_thread_after_another_and_at_once() -> None:
     """Connections of two loops run one after the other in this thread, and of a third loop
     running meanwhile in another thread: each loop's streams leave at that loop's next turn."""
