@@ -203,6 +203,18 @@ def test_limits_are_configurable() -> None:
         jsonrpc.decode(b" " * 65 + b"1", small)
 
 
+@pytest.mark.parametrize("data", [b"[[[[]]]]", b"[[{}]]" + b" " * 30, "[[[[]]]]", b'{"a":[[[]]]}'])
+def test_the_shortest_message_one_level_too_deep_is_refused(data: bytes | str) -> None:
+    # Short messages skip the depth scan (two characters a level): the shortest one deep
+    # enough must still be caught, and what is shallow passes however long.
+    small = Limits(max_depth=3)
+    if (data.count("[") if isinstance(data, str) else data.count(b"[")) <= 2:
+        assert jsonrpc.decode(data, small) == [[{}]]
+        return
+    with pytest.raises(InvalidRequest, match="nesting too deep"):
+        jsonrpc.decode(data, small)
+
+
 def test_a_message_over_16_mib_is_invalid_request(client: SyncClient) -> None:
     text = "x" * (16 * 1024 * 1024)
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}

@@ -128,7 +128,9 @@ def decode(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> Any:
             if "recursion limit" in str(exc):
                 raise _too_deep(limits) from None
             raise ParseError() from None
-    if _may_be_deep(data, limits.max_depth) and _deeper_than(value, limits.max_depth):
+    # (Valid JSON needs two characters a level: a short message is never too deep.)
+    deep = len(data) > 2 * limits.max_depth and _may_be_deep(data, limits.max_depth)
+    if deep and _deeper_than(value, limits.max_depth):
         raise _too_deep(limits)
     return value
 
