@@ -9,7 +9,7 @@ a view (nested includes) points at the first origin. A subclass of a kind (an MC
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Coroutine
 from typing import Any
 
 from mcpkit._availability import Access
@@ -60,7 +60,7 @@ class _View(Definition):
 
     def invoke(
         self, kwargs: dict[str, Any], context: Context | None, workers: Any
-    ) -> Awaitable[Any]:
+    ) -> Coroutine[Any, Any, Any]:
         return super().invoke(kwargs, _owned(context, self.owner), workers)
 
     def off_upstream(self) -> bool:

@@ -11,7 +11,7 @@ import inspect
 import sys
 import types
 import typing
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from functools import cached_property
 from typing import Any
 
@@ -389,11 +389,12 @@ class Definition:
 
     def invoke(
         self, kwargs: dict[str, Any], context: Context | None, workers: Workers
-    ) -> Awaitable[Any]:
-        """What to await to call the function with validated ``kwargs``, ``context`` in its
+    ) -> Coroutine[Any, Any, Any]:
+        """The coroutine that calls the function with validated ``kwargs``, ``context`` in its
         ``Context`` parameters and ``context.settings`` in its settings ones: a coroutine
         function on the loop, a sync one in a worker (on the loop when it was declared
-        ``blocking=False``). Not a coroutine itself: a call resumes through one layer less."""
+        ``blocking=False``). Not a coroutine function itself: a call resumes through one layer
+        less."""
         for name, settings in self._parameters.injected:
             kwargs[name] = context if not settings or context is None else context.settings
         if self.is_async:

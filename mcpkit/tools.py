@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import re
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Coroutine, Mapping
 from functools import cached_property
 from types import CodeType
 from typing import TYPE_CHECKING, Any, Literal, TypeGuard
@@ -291,8 +291,8 @@ class Tool(Definition):
 
     def run(
         self, arguments: Mapping[str, Any], context: Context | None, workers: Workers
-    ) -> Awaitable[Any]:
-        """Validate now (raises :class:`~mcpkit.InvalidArguments`), and return the awaitable
+    ) -> Coroutine[Any, Any, Any]:
+        """Validate now (raises :class:`~mcpkit.InvalidArguments`), and return the coroutine
         that calls the function (sync ones in a worker thread) and returns its value. Not a
         coroutine itself: a call resumes through one layer less."""
         return self.invoke(self._compiled.validate(arguments), context, workers)
