@@ -115,9 +115,16 @@ def serve(floor: Floor) -> None:
 
 
 def serve_http(floor: Floor, port: int) -> None:
-    """The HTTP floor: uvicorn (as every SDK here uses it) with a bare ASGI app that answers
-    each POSTed JSON-RPC message with a JSON body: no headers checked, no sessions, no SSE."""
+    """The HTTP floor: uvicorn (as every SDK here uses it) with :func:`asgi_app`."""
     import uvicorn
+
+    app = asgi_app(floor)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+def asgi_app(floor: Floor) -> Callable[..., Any]:
+    """A bare ASGI app that answers each POSTed JSON-RPC message with a JSON body: no headers
+    checked, no sessions, no SSE."""
 
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -146,7 +153,7 @@ def serve_http(floor: Floor, port: int) -> None:
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": data})
 
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    return app
 
 
 if __name__ == "__main__":
