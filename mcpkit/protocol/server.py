@@ -115,11 +115,11 @@ class Server:
     def _serve(self, runtime: Runtime) -> None:  # the App served, and what is bound to it
         self.app, self.runtime, self.read_uri = runtime.app, runtime, partial(read_uri, runtime)
         self.step_up = partial(step_up, runtime.app)  # (incoming, session) -> scopes to challenge
-        admitting = admit if self.telemetry is None else self.telemetry.admit  # traces refusals
+        # admit(data, headers): incoming.admit() for this App (raises Refused); a partial, not
+        # a method (one frame less a request); with telemetry, refusals get their spans.
+        admitting = admit if self.telemetry is None else self.telemetry.admit
         self.admit: Callable[[bytes, Headers], Incoming]
         self.admit = partial(admitting, app=runtime.app, limits=self.limits)
-        """``admit(data, headers)``: :func:`~mcpkit.protocol.incoming.admit` for this server's
-        App (raises ``Refused``; a partial, not a method: one frame less a request)."""
 
     def replace_app(self, app: App) -> None:
         """Serve ``app`` from now on (a reload); running requests finish with the old App."""
