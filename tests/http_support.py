@@ -16,6 +16,7 @@ from typing import Any, Protocol
 import uvicorn
 
 TIMEOUT = 10.0
+LEAN = "mcpkit.transports.http._h1:http_protocol"  # what `mcpkit run` serves with
 ACCEPT_BOTH = "application/json, text/event-stream"
 MODERN = "2026-07-28"
 LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
@@ -27,10 +28,18 @@ META = {
 
 
 @contextlib.contextmanager
-def serve(asgi: Any, host: str = "127.0.0.1") -> Iterator[int]:
-    """Run ``asgi`` on uvicorn in a thread on a free port; yields the port."""
+def serve(asgi: Any, host: str = "127.0.0.1", *, http: str = LEAN) -> Iterator[int]:
+    """Run ``asgi`` on uvicorn in a thread on a free port; yields the port. ``http`` is the
+    protocol: by default mcpkit's (as ``mcpkit run`` serves), ``"h11"`` uvicorn's own."""
     config = uvicorn.Config(
-        asgi, host=host, port=0, log_level="warning", ws="none", timeout_graceful_shutdown=1
+        asgi,
+        host=host,
+        port=0,
+        log_level="warning",
+        ws="none",
+        timeout_graceful_shutdown=1,
+        http=http,
+        access_log=False,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -214,7 +214,7 @@ def uvicorn_settings(log_level: str, read_timeout: int) -> dict[str, Any]:
         "access_log": False,
         "timeout_graceful_shutdown": 3,
         # A name, so every worker process can import it.
-        "http": "mcpkit.transports.http.deadline:http_protocol",
+        "http": "mcpkit.transports.http._h1:http_protocol",
         "ws": "none",
         "timeout_keep_alive": read_timeout,
     }

@@ -1,27 +1,13 @@
-"""A read deadline for uvicorn's HTTP connections (slow clients): ``mcpkit run --http`` hands
-uvicorn :func:`http_protocol` by name, so every worker process imports it from here."""
+"""A read deadline for uvicorn's HTTP connections (slow clients), around uvicorn's own protocol
+where :func:`~mcpkit.transports.http._h1.http_protocol` hands a connection to it."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from mcpkit.transports.http._writes import HeldWrites
 
-__all__ = ["ReadDeadline", "http_protocol"]
-
-
-def http_protocol(
-    config: Any, server_state: Any, app_state: Any, _loop: Any = None
-) -> asyncio.Protocol:
-    """uvicorn's HTTP protocol under a :class:`ReadDeadline` of ``timeout_keep_alive`` seconds
-    (uvicorn calls this for each connection, as it would the protocol class)."""
-    from uvicorn.protocols.http.auto import AutoHTTPProtocol
-
-    inner = AutoHTTPProtocol(  # type: ignore[call-arg]
-        config=config, server_state=server_state, app_state=app_state, _loop=_loop
-    )
-    return ReadDeadline(inner, config.timeout_keep_alive)
+__all__ = ["ReadDeadline"]
 
 
 class ReadDeadline(asyncio.Protocol):
