@@ -11,9 +11,9 @@ rounds); the difference, divided by the requests between them, is what a request
 start-up and warm-up cancelled out. The same code gives the same count to within ~0.3%.
 
 Servers: ``mcpkit`` (the benchmark app as ``mcpkit run --transport http --stateless
---json-response`` serves it, on mcpkit's own protocol wrapper), ``floor`` (the bare ASGI floor
-on uvicorn's h11 protocol, as ``benchmarks/run.py`` serves it) and ``floor+wrapper`` (the
-floor's app behind mcpkit's protocol wrapper: what the read deadline and the held writes cost).
+--json-response`` serves it, on mcpkit's own HTTP/1.1 protocol), ``floor`` (the bare ASGI floor
+on uvicorn's h11 protocol, as ``benchmarks/run.py`` serves it) and ``floor-mcpkit-http`` (the
+floor's app on mcpkit's protocol: the difference from ``mcpkit`` is mcpkit's own request work).
 An async tool (the default) keeps the count exact: a sync tool's worker thread makes it depend
 on the scheduler, and valgrind runs one thread at a time anyway.
 
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-SERVERS = ("mcpkit", "floor", "floor+wrapper")
+SERVERS = ("mcpkit", "floor", "floor-mcpkit-http")
 ROUNDS_SHORT, ROUNDS_LONG = 30, 130
 PORT = 8000  # what the fake connections say they are bound to
 
@@ -74,9 +74,9 @@ def main(argv: list[str] | None = None) -> int:
             count(server, n, args.tool, args.connections) for n in (ROUNDS_LONG, ROUNDS_SHORT)
         )
         counts[server] = (long - short) / requests
-        print(f"  {server:14s} {counts[server]:>10,.0f}")
-    ratio = counts["mcpkit"] / counts["floor"]
-    print(f"  mcpkit / floor {ratio:10.3f}")
+        print(f"  {server:18s} {counts[server]:>10,.0f}")
+    for floor in SERVERS[1:]:
+        print(f"  mcpkit / {floor:9s} {counts['mcpkit'] / counts[floor]:10.3f}")
     return 0
 
 
@@ -147,12 +147,12 @@ def _server(server: str) -> tuple[Any, Callable[..., asyncio.Protocol]]:
     from uvicorn.config import Config
 
     if server == "mcpkit":
-        from mcpkit.transports.http.deadline import http_protocol
+        from mcpkit.transports.http._h1 import http_protocol
 
         bench = importlib.import_module("mcpkit_app")  # (benchmarks/apps: not a package)
         asgi = bench.app.asgi("/mcp", stateless=True, json_response=True)
         protocol: Callable[..., asyncio.Protocol] = http_protocol
-    elif server in ("floor", "floor+wrapper"):
+    elif server in ("floor", "floor-mcpkit-http"):
         floor = importlib.import_module("floor")
         functions = importlib.import_module("bench_tools").tool_functions(4)
         asgi = floor.asgi_app(floor.Floor([floor.FloorTool(fn) for fn in functions]))
@@ -162,7 +162,7 @@ def _server(server: str) -> tuple[Any, Callable[..., asyncio.Protocol]]:
             def protocol(config: Any, server_state: Any, app_state: Any) -> asyncio.Protocol:
                 return H11Protocol(config=config, server_state=server_state, app_state=app_state)
         else:
-            from mcpkit.transports.http.deadline import http_protocol as protocol
+            from mcpkit.transports.http._h1 import http_protocol as protocol
     else:
         raise SystemExit(f"instructions.py: no server {server!r} (one of {', '.join(SERVERS)})")
     config = Config(app=asgi, lifespan="off", log_level="warning", access_log=False, ws="none")

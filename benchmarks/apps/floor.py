@@ -114,12 +114,13 @@ def serve(floor: Floor) -> None:
         out.flush()
 
 
-def serve_http(floor: Floor, port: int) -> None:
-    """The HTTP floor: uvicorn (as every SDK here uses it) with :func:`asgi_app`."""
+def serve_http(floor: Floor, port: int, http: str = "auto") -> None:
+    """The HTTP floor: uvicorn (as every SDK here uses it) with :func:`asgi_app`; ``http``,
+    uvicorn's protocol (``"auto"``: h11 here) or the name of another (mcpkit's)."""
     import uvicorn
 
     app = asgi_app(floor)
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, http=http)
 
 
 def asgi_app(floor: Floor) -> Callable[..., Any]:
@@ -160,5 +161,7 @@ if __name__ == "__main__":
     floor = Floor([FloorTool(fn) for fn in tool_functions(tool_count())])
     if sys.argv[1:2] == ["--http"]:
         serve_http(floor, int(sys.argv[2]))
+    elif sys.argv[1:2] == ["--http-mcpkit"]:  # mcpkit's HTTP/1.1 protocol, as `mcpkit run`'s
+        serve_http(floor, int(sys.argv[2]), "mcpkit.transports.http._h1:http_protocol")
     else:
         serve(floor)

@@ -18,6 +18,7 @@ from harness.specs import (
     SMALL_TOOLS,
     STDLIB_FLOOR,
     ServerSpec,
+    on_mcpkit_http,
     stdlib_floor_spec,
     with_middleware,
     with_otel,
@@ -228,19 +229,21 @@ class Measurement:
 
     def http_eras(self) -> Table:
         """mcpkit and the floor only (no target yet): the 2026-07-28 shape of a request next to
-        the 2025-11-25 one, and 64 connections."""
+        the 2025-11-25 one, and 64 connections; and the floor's app served by mcpkit's HTTP/1.1
+        protocol as ``mcpkit run`` serves mcpkit's (what mcpkit's own request work costs)."""
         seconds = self.plan.http_era_seconds
         rounds = self.plan.http_rounds
-        specs = [self.specs[0], self.specs[-1]]
+        specs = [self.specs[0], self.specs[-1], on_mcpkit_http(self.specs[-1])]
         cases = {
             "2025-11-25, 1 connection": Case(1),
             "2026-07-28 (_meta, Mcp-* headers), 1 connection": Case(1, modern=True),
+            "2025-11-25, 16 connections": Case(16),
             "2025-11-25, 64 connections": Case(64),
             "2026-07-28, 64 connections": Case(64, modern=True),
         }
         rates = case_rates(specs, list(cases.values()), seconds, rounds)
         return Table(
-            f"HTTP, stateless JSON mode, by era: tools/call add per second "
+            f"HTTP, stateless JSON mode, by era and protocol: tools/call add per second "
             f"({seconds:g} s per measurement; median [min-max] of {rounds})",
             [median_row(label, "req/s", rates[case]) for label, case in cases.items()],
             [spec.name for spec in specs],

@@ -74,6 +74,14 @@ def stdlib_floor_spec() -> ServerSpec:
     )
 
 
+def on_mcpkit_http(floor: ServerSpec) -> ServerSpec:
+    """The floor's ASGI app served by mcpkit's HTTP/1.1 protocol (``mcpkit run``'s) instead
+    of uvicorn's h11: mcpkit's own request work is the difference from mcpkit's server."""
+    assert floor.http is not None
+    http = tuple("--http-mcpkit" if arg == "--http" else arg for arg in floor.http)
+    return replace(floor, name="floor, mcpkit's HTTP", http=http)
+
+
 def with_middleware(spec: ServerSpec) -> ServerSpec:
     """mcpkit's server with one pass-through middleware (``BENCH_MIDDLEWARE=1``)."""
     return replace(spec, name="mcpkit +1 mw", env={**spec.env, "BENCH_MIDDLEWARE": "1"})
