@@ -1,10 +1,14 @@
 """``LeanHTTP`` (mcpkit's HTTP/1.1 protocol for plain requests) against uvicorn's h11 protocol
-under mcpkit's read deadline: for any byte stream a client may send, in any chunking, the app
-sees the same (its scope, the request body, a disconnect when the client goes) and the client
-gets the same bytes back, and the connection closes the same.
+under mcpkit's read deadline: for any byte stream a client may send, in any chunking and with
+any pauses, the app sees the same (its scope, the request body, a disconnect when the client
+goes), the client gets the same bytes back, and the connection is closed (or kept) the same.
 
-Both protocols are driven in process over a fake transport (no sockets), one after the other
-on the same loop, with the same app and the same ``Date``/``Server`` headers."""
+Each protocol is driven in process over a fake transport (no sockets) that behaves as asyncio's
+socket transport does (reading paused and resumed, ``close`` reported at the next turn, a
+protocol switched by ``set_protocol``), on a fresh loop whose clock moves only when the client
+pauses, with the same app and the same ``Date``/``Server`` headers. Random streams (valid MCP
+requests, and each way a request can be other than plain) are checked, then the edges found so
+far, then what a user sees on the plain path (one write per small answer, pipelining, ...)."""
 
 from __future__ import annotations
 
@@ -331,6 +335,7 @@ class Stream:
     gaps: tuple[bool, ...] = ()
     eof: bool = False
     waits: tuple[float, ...] = ()  # seconds the client is silent after each chunk
+    before: float = 0.0  # seconds it is silent after connecting, before its first chunk
     linger: float = 0.0  # seconds it is silent after the last, before it goes (or is left)
 
 
@@ -409,6 +414,8 @@ async def readable(wire: Wire, app: App) -> bool:
 
 
 async def send_all(wire: Wire, app: App, stream: Stream) -> None:
+    if stream.before:
+        await elapse(stream.before)
     for index, chunk in enumerate(stream.chunks):
         if not await readable(wire, app):
             return  # (a closed connection reads nothing; a stalled one nothing more)
@@ -768,7 +775,8 @@ def pieces(data: bytes, cuts: list[int]) -> tuple[bytes, ...]:
 def timing(draw: st.DrawFn, chunks: tuple[bytes, ...]) -> dict[str, Any]:
     """How long the client is silent after each chunk and after the last."""
     waits = draw(st.lists(silences(), min_size=len(chunks), max_size=len(chunks)))
-    return {"waits": tuple(waits), "linger": draw(st.sampled_from([0.0, 0.0, *WAITS]))}
+    linger, before = (draw(st.sampled_from([0.0, 0.0, *WAITS])) for _ in range(2))
+    return {"waits": tuple(waits), "linger": linger, "before": before}
 
 
 @st.composite
@@ -923,9 +931,9 @@ EDGES = {
     "a pipelined head, finished late": Stream(
         (GET + b"GET /json HTTP/1.1\r\n", b"Host: x\r\n", b"\r\n"), waits=(2.23, 4.57, 0.0)
     ),
-    "a pipelined body that never comes": Stream((GET + POST_2.replace(b"{}", b""),), linger=9.77),
-    "a pipelined body, finished late": Stream(
-        (GET + POST_2.replace(b"{}", b"{"), b"}"), waits=(5.41, 0.0)
+    # The deadline of a first request's head runs from the connection's opening.
+    "a first head begun late, finished late": Stream(
+        (b"POST /json HTTP/1.1\r\n", b"Host: x\r\n\r\n"), waits=(4.57, 0.0), before=2.23
     ),
     # Held to the same (found right in earlier versions).
     "a 400 after an answer": Stream((GET + b"POST /json HTTP/1.1\r\n\r\n",)),
@@ -946,6 +954,53 @@ EDGES = {
 @pytest.mark.parametrize("stream", EDGES.values(), ids=EDGES.keys())
 def test_edges_are_answered_as_h11_answers_them(stream: Stream) -> None:
     assert_same(stream)
+
+
+# Where the read deadline is stricter than uvicorn's protocol under ReadDeadline, on purpose:
+# ReadDeadline sees a request only through data_received, so a request h11 parses from bytes
+# already buffered (pipelined) gets no deadline for its body, and a body still coming after an
+# early answer only the one its first piece set. The lean protocol holds every body to the
+# documented rule: each piece restarts the clock, and a pause longer than the timeout (5 s
+# here) closes the connection. Each stream, with what the app hears of its last request,
+# whether the connection is closed, and the wire bytes (h11's differ: it keeps waiting).
+STRICTER = {
+    "a pipelined body that never comes": (
+        Stream((GET + POST_2.replace(b"{}", b""),), linger=9.77),
+        "http.disconnect",
+        True,
+    ),
+    "a pipelined body, finished late": (
+        Stream((GET + POST_2.replace(b"{}", b"{"), b"}"), waits=(5.41, 0.0)),
+        "http.disconnect",
+        True,
+    ),
+    "a body trickling in after an early answer, each piece in time": (
+        Stream(
+            (
+                b"POST /early HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\n[",
+                b"1",
+                b"2",
+                b"]",
+                GET,
+            ),
+            waits=(2.23, 2.23, 2.23, 0.0, 0.0),
+        ),
+        "complete",
+        False,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", STRICTER.values(), ids=STRICTER.keys())
+def test_every_body_is_held_to_the_read_deadline_pipelined_or_after_an_answer(
+    case: tuple[Stream, str, bool],
+) -> None:
+    stream, end, closed = case
+    got = run(lean, stream)
+    assert got.seen[-1]["end"] == end
+    assert got.closed is closed
+    answered = got.wire.count(b"HTTP/1.1 200 OK\r\n")
+    assert answered == len(got.seen) - (1 if closed else 0)
 
 
 def test_mcpkit_run_has_uvicorn_serve_each_connection_with_lean_http() -> None:

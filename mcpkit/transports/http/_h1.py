@@ -98,6 +98,7 @@ class LeanHTTP(asyncio.Protocol):
         self._want = 0  # body bytes of the current request still to come
         self._deadline: float | None = None  # loop time the connection closes at, if waiting
         self._timer: asyncio.TimerHandle | None = None
+        self._restart = False  # the next bytes restart the deadline (an answer went out)
         self._fresh = bool(getattr(config, "reset_contextvars", False))
         self.access_log = logging.getLogger("uvicorn.access").hasHandlers()  # (as uvicorn asks)
 
@@ -129,12 +130,9 @@ class LeanHTTP(asyncio.Protocol):
                 self._deadline = None  # the request is in: answered for as long as it takes
             if not data:
                 return
-        if self._buffer:
-            self._buffer += data
-            self._next(first=False)
-        else:
-            self._buffer = data
-            self._next(first=True)
+        self._buffer = self._buffer + data if self._buffer else data
+        first, self._restart = self._restart, False
+        self._next(first=first)
 
     def eof_received(self) -> None:
         pass  # (the transport closes: connection_lost follows)
@@ -168,7 +166,7 @@ class LeanHTTP(asyncio.Protocol):
 
     def _next(self, *, first: bool) -> None:
         """Start the request at the head of the buffer, if the connection is free for it
-        (``first``: its first bytes just came)."""
+        (``first``: the first bytes since the last answer just came)."""
         cycle = self.cycle
         if cycle is not None and not cycle.response_complete:
             self.flow.pause_reading()  # a pipelined request: read on once this one is answered
@@ -182,8 +180,8 @@ class LeanHTTP(asyncio.Protocol):
         if end < 0 and bare < 0:
             if len(buf) > _MAX_HEAD:
                 self._fall_back()  # (h11 refuses it, as it would have)
-            elif first:
-                self._wait(self.timeout)  # a head's first bytes: it has this long to arrive
+            elif first:  # after an answer, a head has this long from its first bytes on
+                self._wait(self.timeout)
             return
         if end < 1 or buf[end - 1] != 13 or 0 <= bare < end:  # a bare LF: h11's to read
             self._fall_back()
@@ -250,6 +248,7 @@ class LeanHTTP(asyncio.Protocol):
             self._deadline = self.loop.time() + self.timeout  # the rest of its body, unread
             return
         self._wait(self.timeout)  # idle: closed after this long (uvicorn's keep-alive)
+        self._restart = True  # (the next bytes restart it: ReadDeadline's rule)
         if self._buffer:
             self._next(first=False)
 
