@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         counts[server] = (long - short) / requests
         print(f"  {server:18s} {counts[server]:>10,.0f}")
     for floor in SERVERS[1:]:
-        print(f"  mcpkit / {floor:9s} {counts['mcpkit'] / counts[floor]:10.3f}")
+        print(f"  mcpkit / {floor:17s} {counts['mcpkit'] / counts[floor]:7.3f}")
     return 0
 
 
