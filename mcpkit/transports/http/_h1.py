@@ -94,7 +94,9 @@ class LeanHTTP(asyncio.Protocol):
         self.transport: Any = None
         self.flow: Any = None
         self.cycle: Cycle | None = None  # the request being answered (or the last one)
-        self._buffer = b""  # received, not yet consumed
+        self._buffer = b""  # received: from ``_at`` on, not yet consumed
+        self._at = 0
+        self._busy = False  # a request is being answered (till answered(), which reads on)
         self._want = 0  # body bytes of the current request still to come
         self._deadline: float | None = None  # loop time the connection closes at, if waiting
         self._timer: asyncio.TimerHandle | None = None
@@ -114,6 +116,8 @@ class LeanHTTP(asyncio.Protocol):
         self._wait(self.timeout)
 
     def data_received(self, data: bytes) -> None:
+        if self.transport.is_closing():
+            return  # (TLS hands over what it decrypted while closing: no request starts)
         want = self._want
         if want:  # the current request's body
             cycle = self.cycle
@@ -126,11 +130,15 @@ class LeanHTTP(asyncio.Protocol):
             self._want = 0
             cycle.body_in(data[:want], done=True)
             data = data[want:]
-            if not cycle.response_complete:
+            if self._busy:
                 self._deadline = None  # the request is in: answered for as long as it takes
             if not data:
                 return
-        self._buffer = self._buffer + data if self._buffer else data
+        if self._at < len(self._buffer):
+            self._buffer = self._buffer[self._at :] + data  # (the rest, copied once a read)
+        else:
+            self._buffer = data
+        self._at = 0
         first, self._restart = self._restart, False
         self._next(first=first)
 
@@ -157,7 +165,7 @@ class LeanHTTP(asyncio.Protocol):
 
     def shutdown(self) -> None:
         """uvicorn's graceful shutdown: close now when idle, else once the answer is out."""
-        if self.cycle is None or self.cycle.response_complete:
+        if self.cycle is None or not self._busy:
             self.transport.close()
         else:
             self.cycle.close_after()
@@ -167,32 +175,32 @@ class LeanHTTP(asyncio.Protocol):
     def _next(self, *, first: bool) -> None:
         """Start the request at the head of the buffer, if the connection is free for it
         (``first``: the first bytes since the last answer just came)."""
-        cycle = self.cycle
-        if cycle is not None and not cycle.response_complete:
+        if self._busy:
             self.flow.pause_reading()  # a pipelined request: read on once this one is answered
             return
-        buf = self._buffer
-        if buf[0] < 0x21:  # no request line starts so (h11 refuses it at once, as it should)
+        buf, at = self._buffer, self._at
+        if buf[at] < 0x21:  # no request line starts so (h11 refuses it at once, as it should)
             self._fall_back()
             return
-        end = buf.find(b"\n\r\n")  # (the blank line ending a head: h11's own test)
-        bare = buf.find(b"\n\n")
+        end = buf.find(b"\n\r\n", at)  # (the blank line ending a head: h11's own test)
+        bare = buf.find(b"\n\n", at, len(buf) if end < 0 else end + 1)  # (in this head only)
         if end < 0 and bare < 0:
-            if len(buf) > _MAX_HEAD:
+            if len(buf) - at > _MAX_HEAD:
                 self._fall_back()  # (h11 refuses it, as it would have)
             elif first:  # after an answer, a head has this long from its first bytes on
                 self._wait(self.timeout)
             return
-        if end < 1 or buf[end - 1] != 13 or 0 <= bare < end:  # a bare LF: h11's to read
+        if end <= at or buf[end - 1] != 13 or bare >= 0:  # a bare LF: h11's to read
             self._fall_back()
             return
-        taken = self._request(buf[: end - 1])
+        taken = self._request(buf[at : end - 1])
         if taken is None:
             self._fall_back()
             return
         scope, length = taken
-        body = buf[end + 3 : end + 3 + length]
-        self._buffer = buf[end + 3 + length :]
+        start = end + 3
+        body = buf[start : start + length]
+        self._at = start + len(body)
         self._want = length - len(body)
         self._deadline = None if not self._want else self.loop.time() + self.timeout
         cycle = self.cycle = Cycle(self, scope, body, more_body=self._want > 0)
@@ -202,7 +210,8 @@ class LeanHTTP(asyncio.Protocol):
             task = self.loop.create_task(cycle.run(self.app))
         task.add_done_callback(self.tasks.discard)
         self.tasks.add(task)
-        if self._buffer:
+        self._busy = True
+        if self._at < len(buf):
             self.flow.pause_reading()
 
     def _request(self, head: bytes) -> tuple[dict[str, Any], int] | None:
@@ -241,6 +250,7 @@ class LeanHTTP(asyncio.Protocol):
     def answered(self) -> None:
         """The current request's response is complete, the connection kept: read on."""
         self.server_state.total_requests += 1
+        self._busy = False
         if self.transport.is_closing():
             return
         self.flow.resume_reading()
@@ -249,7 +259,7 @@ class LeanHTTP(asyncio.Protocol):
             return
         self._wait(self.timeout)  # idle: closed after this long (uvicorn's keep-alive)
         self._restart = True  # (the next bytes restart it: ReadDeadline's rule)
-        if self._buffer:
+        if self._at < len(self._buffer):
             self._next(first=False)
 
     def _fall_back(self) -> None:
@@ -263,7 +273,9 @@ class LeanHTTP(asyncio.Protocol):
             self._timer.cancel()
             self._timer = None
         self.flow.resume_reading()
-        data, self._buffer = self._buffer, b""
+        self.flow.resume_writing()  # (a send still waiting on it must not wait for ever)
+        data, self._buffer = self._buffer[self._at :], b""
+        self._at = 0
         self.transport.set_protocol(successor)
         successor.connection_made(self.transport)
         if data:

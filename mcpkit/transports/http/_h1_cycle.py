@@ -182,8 +182,12 @@ class Cycle:
             raise RuntimeError(
                 f"Expected ASGI message 'http.response.start', but got '{message['type']}'."
             )
+        headers = message.get("headers", ())
+        if type(headers) is not list and type(headers) is not tuple:  # (read once, for both)
+            message = {**message, "headers": list(headers)}
+            headers = message["headers"]
         defaults = self.owner.server_state.default_headers
-        head = _plain_head(message["status"], defaults, message.get("headers", ()))
+        head = _plain_head(message["status"], defaults, headers)
         if head is None:  # not plain: uvicorn's own cycle answers it
             self.slow = _slow_cycle(self)
             await self._send_slow(message)
@@ -207,8 +211,9 @@ class Cycle:
         if self.remaining == _CHUNKED:
             self._chunk(body, more)
             return
-        if len(body) > self.remaining:
-            raise RuntimeError("Too much data for declared Content-Length")  # (as h11 says)
+        if len(body) > self.remaining:  # (as h11 says; the connection cannot carry on)
+            self._close()
+            raise RuntimeError("Too much data for declared Content-Length")
         self.remaining -= len(body)
         if self.head:
             transport.write(self.head + body)  # one write for a whole small answer
@@ -219,7 +224,8 @@ class Cycle:
             return
         self.response_complete = True
         self.wake()
-        if self.remaining:
+        if self.remaining:  # (the client would read the next answer as this one's end)
+            transport.close()
             raise RuntimeError("Too little data for declared Content-Length")
         self._complete()
 
@@ -244,6 +250,10 @@ class Cycle:
         slow = self.slow
         try:
             await slow.send(message)
+        except BaseException:
+            if slow.conn.our_state is _h11_error():  # h11 gave up on the connection
+                self.owner.transport.close()
+            raise
         finally:  # (its flags are the response's, also when h11 refused a message)
             self.response_started = slow.response_started
             if slow.response_complete and not self.response_complete:
@@ -305,6 +315,12 @@ def _log_access(scope: dict[str, Any], status: int) -> None:
         scope["http_version"],
         status,
     )
+
+
+def _h11_error() -> Any:
+    import h11  # (loaded with the first response through uvicorn's cycle)
+
+    return h11.ERROR
 
 
 def _slow_cycle(cycle: Cycle) -> Any:
