@@ -197,12 +197,18 @@ class LeanHTTP(asyncio.Protocol):
         if taken is None:
             self._fall_back()
             return
-        scope, length = taken
-        start = end + 3
+        self._begin(*taken, end + 3)
+
+    def _begin(self, scope: dict[str, Any], length: int, start: int) -> None:
+        """Run the app for a request whose body starts at ``start`` in the buffer."""
+        buf = self._buffer
         body = buf[start : start + length]
         self._at = start + len(body)
         self._want = length - len(body)
-        self._deadline = None if not self._want else self.loop.time() + self.timeout
+        if self._want:
+            self._wait(self.timeout)  # the rest of the body has this long to come
+        else:
+            self._deadline = None  # the request is in: answered for as long as it takes
         cycle = self.cycle = Cycle(self, scope, body, more_body=self._want > 0)
         if self._fresh:  # uvicorn's reset_contextvars: the app runs in no leftover context
             task = contextvars.Context().run(self.loop.create_task, cycle.run(self.app))
@@ -255,7 +261,7 @@ class LeanHTTP(asyncio.Protocol):
             return
         self.flow.resume_reading()
         if self._want:
-            self._deadline = self.loop.time() + self.timeout  # the rest of its body, unread
+            self._wait(self.timeout)  # the rest of its body, unread (the timer may have gone)
             return
         self._wait(self.timeout)  # idle: closed after this long (uvicorn's keep-alive)
         self._restart = True  # (the next bytes restart it: ReadDeadline's rule)
